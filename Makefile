@@ -1,0 +1,37 @@
+# simkit course: `make book` builds the site, `make test` runs every test.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+READY  := $(VENV)/.ready
+PORT   ?= 8000
+
+.PHONY: book test serve lab bench lock clean
+
+$(READY): pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+book: $(READY)  ## execute the chapters (cached) and build _build/html; FORCE=1 re-executes all
+	$(BIN)/python scripts/build_book.py $(if $(FORCE),--force)
+
+test: $(READY)  ## library, utils, chapter, build and browser tests
+	$(BIN)/python -m pytest
+
+serve:  ## the built site on http://localhost:$(PORT)
+	$(BIN)/python -m http.server --directory _build/html $(PORT)
+
+lab: $(READY)  ## Jupyter Lab on the chapters, with the course environment
+	$(BIN)/jupyter lab --notebook-dir=book
+
+bench: $(READY)  ## print the library and video benchmarks
+	$(BIN)/python benchmarks/bench_simkit.py
+	$(BIN)/python benchmarks/bench_video.py
+
+lock: $(READY)  ## re-pin requirements.lock from the current environment
+	$(BIN)/python -m pip freeze --exclude-editable > requirements.lock
+
+clean:  ## remove everything the build and the tests generate
+	rm -rf _build results .pytest_cache
