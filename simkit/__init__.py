@@ -1,0 +1,21 @@
+"""simkit: the companion simulation library of the physics-based animation course.
+
+Stacked position vectors x are (n*dim, 1) columns, node-major (``x.reshape(n, dim)`` gives the
+positions). Energies return floats, gradients (n*dim, 1) columns and Hessians
+``scipy.sparse.csc_matrix``. ``import simkit`` needs only numpy and scipy.
+"""
+from . import energies, filesystem, integrators, solvers
+from .dihedral_angles import dihedral_angles
+from .dirichlet_penalty import dirichlet_penalty
+from .edge_displacement_jacobian import edge_displacement_jacobian
+from .edge_lengths import edge_lengths
+from .gradient_cfd import gradient_cfd, hessian_cfd
+from .gravity_force import gravity_force
+from .massmatrix import massmatrix
+from .psd_project import psd_project
+
+__all__ = [
+    "energies", "filesystem", "integrators", "solvers",
+    "dihedral_angles", "dirichlet_penalty", "edge_displacement_jacobian", "edge_lengths",
+    "gradient_cfd", "hessian_cfd", "gravity_force", "massmatrix", "psd_project",
+]

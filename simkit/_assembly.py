@@ -1,0 +1,257 @@
+"""The one assembly path: per-element blocks scattered into one global sparse matrix or vector.
+
+Every global Hessian in simkit is ``H = sum_e P_e^T B_e P_e``, where ``B_e`` is a dense
+``(p, p)`` element block and ``P_e`` selects the ``p`` global degrees of freedom listed in
+row ``e`` of an integer array ``dofs`` (k, p). Gradients are the matching vector scatter.
+
+The CSC sparsity pattern depends only on the connectivity. A ``Pattern`` is built once: one
+sort (``np.unique`` of linearised (column, row) keys) gives the CSC ``indptr``/``indices``
+and, for every block entry, its slot in the CSC data array. Each later assembly is a single
+``np.bincount`` of the block values into those slots (duplicates sum, which is the assembly).
+
+- ``element_pattern(T, dim, ndof)``: elements given by node indices T (k, q), node-major dofs
+  ``T * dim + a``; the sort runs on node pairs (dim^2 fewer keys) and dof slots follow by
+  arithmetic.
+- ``dof_pattern(dofs, ndof)``: any dof lists (used by ``operator_pattern`` for ``d = J x``).
+
+Patterns live in small LRU caches keyed on the connectivity; a hit is confirmed by comparing
+the full array against a private copy, so mutating or reusing a connectivity array can never
+return a stale pattern. Returned matrices own copies of ``indices``/``indptr``, so editing
+them in place cannot corrupt the cache either.
+"""
+import collections
+
+import numpy as np
+import scipy.sparse as sps
+
+CACHE_SIZE = 8
+_SAMPLES = 64
+
+
+class ArrayKeyedCache:
+    """A small LRU cache whose keys are numpy arrays, verified by full comparison on a hit."""
+
+    def __init__(self, size=CACHE_SIZE):
+        self.size = size
+        self._entries = collections.OrderedDict()
+
+    @staticmethod
+    def _fingerprint(a):
+        flat = a.reshape(-1)
+        step = max(1, flat.size // _SAMPLES)
+        return (a.shape, a.dtype.str, flat[::step].tobytes())
+
+    def get(self, scalars, arrays, build):
+        """Return the value cached for (`scalars`, `arrays`), calling `build()` on a miss."""
+        key = (scalars, tuple(self._fingerprint(a) for a in arrays))
+        entry = self._entries.get(key)
+        if entry is not None and all(np.array_equal(a, b) for a, b in zip(entry[0], arrays)):
+            self._entries.move_to_end(key)
+            return entry[1]
+        value = build()
+        self._entries[key] = ([np.array(a, copy=True) for a in arrays], value)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return value
+
+    def clear(self):
+        self._entries.clear()
+
+
+class Pattern:
+    """CSC pattern of ``sum_e P_e^T B_e P_e`` and the slot of every block entry.
+
+    Attributes
+    ----------
+    dofs : (k, p) int array
+        Global degrees of freedom of each element.
+    ndof : int
+        Size of the global matrix.
+    indptr, indices : int arrays
+        The canonical CSC structure.
+    slot : (k*p*p,) int array
+        Position in the CSC data array of block entry (e, i, j), C order.
+    """
+
+    def __init__(self, dofs, ndof, indptr, indices, slot):
+        self.dofs, self.ndof = dofs, ndof
+        self.indptr, self.indices, self.slot = indptr, indices, slot
+
+    def matrix(self, blocks):
+        """Sum blocks (k, p, p) into an (ndof, ndof) scipy.sparse.csc_matrix."""
+        data = np.bincount(self.slot, weights=np.ascontiguousarray(blocks, dtype=float).reshape(-1),
+                           minlength=self.indices.size)
+        H = sps.csc_matrix((data, self.indices.copy(), self.indptr.copy()), shape=(self.ndof, self.ndof))
+        H.has_sorted_indices = True
+        H.has_canonical_format = True
+        return H
+
+
+def _index_dtype(*sizes):
+    return np.int32 if max(sizes) < np.iinfo(np.int32).max else np.int64
+
+
+def node_dofs(T, dim):
+    """Degrees of freedom of each element's nodes, node-major: (k, q) -> (k, q*dim)."""
+    return (T[:, :, None] * dim + np.arange(dim)).reshape(T.shape[0], T.shape[1] * dim)
+
+
+def _unique_pairs(idx, size):
+    """Sorted unique (column, row) pairs of every element's index pairs, and each pair's rank."""
+    k, p = idx.shape
+    rows = np.broadcast_to(idx[:, :, None], (k, p, p)).reshape(-1)
+    cols = np.broadcast_to(idx[:, None, :], (k, p, p)).reshape(-1)
+    keys, rank = np.unique(cols * size + rows, return_inverse=True)
+    counts = np.bincount(keys // size, minlength=size)
+    return keys % size, counts, rank.reshape(k, p, p)
+
+
+def _build_dof_pattern(dofs, ndof):
+    rows, counts, rank = _unique_pairs(dofs, ndof)
+    dtype = _index_dtype(rows.size, ndof)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(dtype)
+    return Pattern(dofs, ndof, indptr, rows.astype(dtype), rank.reshape(-1).astype(np.intp))
+
+
+def _build_element_pattern(T, dim, ndof):
+    n = ndof // dim
+    node_rows, node_counts, rank = _unique_pairs(T, n)
+    node_start = np.concatenate([[0], np.cumsum(node_counts)[:-1]])
+    node_cols = np.repeat(np.arange(n), node_counts)
+    a = np.arange(dim)
+    # dof column (J, b) holds rows (I, a) for every node I of node column J: dim * count(J) entries
+    col_start = dim * dim * node_start[:, None] + a[None, :] * dim * node_counts[:, None]
+    within = (np.arange(node_rows.size) - node_start[node_cols]) * dim
+    position = col_start[node_cols][:, :, None] + within[:, None, None] + a[None, None, :]
+    dtype = _index_dtype(dim * dim * node_rows.size, ndof)
+    indices = np.empty(dim * dim * node_rows.size, dtype=dtype)
+    indices[position] = (node_rows * dim)[:, None, None] + a[None, None, :]
+    indptr = np.concatenate([col_start.reshape(-1), [indices.size]]).astype(dtype)
+    slot = position[rank[:, :, None, :, None], a[None, None, None, None, :], a[None, None, :, None, None]]
+    return Pattern(node_dofs(T, dim), ndof, indptr, indices, slot.reshape(-1).astype(np.intp))
+
+
+_dof_patterns = ArrayKeyedCache()
+_element_patterns = ArrayKeyedCache()
+
+
+def dof_pattern(dofs, ndof):
+    """Cached ``Pattern`` of elements with arbitrary dof lists dofs (k, p) in [0, ndof)."""
+    dofs = np.ascontiguousarray(dofs, dtype=np.int64)
+    return _dof_patterns.get((ndof,), (dofs,), lambda: _build_dof_pattern(dofs, ndof))
+
+
+def element_pattern(T, dim, ndof):
+    """Cached ``Pattern`` of elements with node indices T (k, q) and node-major dofs ``T*dim + a``."""
+    T = np.ascontiguousarray(T, dtype=np.int64)
+    return _element_patterns.get((dim, ndof), (T,), lambda: _build_element_pattern(T, dim, ndof))
+
+
+def assemble_matrix(blocks, dofs, ndof):
+    """Sum element blocks into a global CSC matrix.
+
+    Parameters
+    ----------
+    blocks : (k, p, p) float array
+        Dense element blocks ``B_e``.
+    dofs : (k, p) int array
+        Global degree of freedom of each block row/column, in [0, ndof).
+    ndof : int
+        Size of the global matrix.
+
+    Returns
+    -------
+    H : (ndof, ndof) scipy.sparse.csc_matrix
+        ``H[dofs[e, i], dofs[e, j]] += blocks[e, i, j]`` over all e, i, j.
+    """
+    return dof_pattern(dofs, ndof).matrix(blocks)
+
+
+def assemble_vector(values, dofs, ndof):
+    """Sum element vectors into a global column.
+
+    Parameters
+    ----------
+    values : (k, p) float array
+        Element vectors.
+    dofs : (k, p) int array
+        Global degree of freedom of each entry, in [0, ndof).
+    ndof : int
+        Length of the global vector.
+
+    Returns
+    -------
+    g : (ndof, 1) float array
+        ``g[dofs[e, i]] += values[e, i]`` over all e, i.
+    """
+    g = np.bincount(np.asarray(dofs).reshape(-1), weights=np.asarray(values, dtype=float).reshape(-1),
+                    minlength=ndof)
+    return g.reshape(-1, 1)
+
+
+class OperatorPattern:
+    """Per-element local rows of a linear operator ``d = J x`` with ``dim`` rows per element.
+
+    Attributes
+    ----------
+    J : (m*dim, N) scipy sparse matrix (CSR or CSC, canonical)
+    m, dim : int
+    local : (m, dim, p) float array
+        Element e's rows of J restricted to the p columns they touch:
+        ``d_e = local[e] @ x[pattern.dofs[e]]``.
+    pattern : Pattern
+        Assembly pattern of the (p, p) blocks ``local[e]^T B_e local[e]``; its ``dofs`` are the
+        columns touched (padded with the element's first column).
+    """
+
+    def __init__(self, J, m, dim, local, pattern):
+        self.J, self.m, self.dim, self.local, self.pattern = J, m, dim, local, pattern
+
+
+_operators = ArrayKeyedCache()
+
+
+def _build_operator_locals(J, m, dim):
+    major = np.repeat(np.arange(J.indptr.size - 1), np.diff(J.indptr))
+    rows, cols = (major, J.indices) if J.format == "csr" else (J.indices, major)
+    elem, comp = np.divmod(rows.astype(np.int64), dim)
+    N = J.shape[1]
+    keys, inverse = np.unique(elem * N + cols, return_inverse=True)
+    key_elem = keys // N
+    counts = np.bincount(key_elem, minlength=m)
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    position = np.arange(keys.size) - start[key_elem]
+    first = np.zeros(m, dtype=np.int64)
+    has = counts > 0
+    first[has] = keys[start[has]] % N
+    dofs = np.repeat(first[:, None], max(int(counts.max(initial=0)), 1), axis=1)
+    dofs[key_elem, position] = keys % N
+    local = np.zeros((m, dim, dofs.shape[1]))
+    local[elem, comp, position[inverse.reshape(-1)]] = J.data
+    return local, _build_dof_pattern(dofs, N)
+
+
+def operator_pattern(J, N, m, name="J"):
+    """Validate a sparse (or dense) operator J of shape (m*dim, N) and return its OperatorPattern.
+
+    The local rows and assembly pattern are cached on J's CSR/CSC arrays (verified in full).
+    """
+    if not sps.issparse(J):
+        arr = np.asarray(J, dtype=float)
+        if arr.ndim != 2:
+            raise ValueError(f"{name}: expected a 2D operator of shape (m*dim, {N}), got {arr.shape}")
+        J = sps.csr_matrix(arr)
+    if J.ndim != 2 or J.shape[1] != N or m == 0 or J.shape[0] % m:
+        raise ValueError(f"{name}: expected shape (m*dim, {N}) with m = {m} elements, got {J.shape}")
+    if J.format not in ("csr", "csc"):
+        J = J.tocsr()
+    if not J.has_canonical_format:
+        J = J.copy()
+        J.sum_duplicates()
+    if not np.isfinite(J.data).all():
+        raise ValueError(f"{name}: expected finite values, found NaN or inf")
+    dim = J.shape[0] // m
+    local, pattern = _operators.get((J.format, J.shape), (J.indptr, J.indices, J.data),
+                                    lambda: _build_operator_locals(J, m, dim))
+    return OperatorPattern(J, m, dim, local, pattern)
