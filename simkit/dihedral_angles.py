@@ -1,0 +1,38 @@
+"""Signed hinge angles: turning angles of 2D polylines, dihedral angles of 3D triangle pairs."""
+from . import _validate
+from ._hinge_angle import hinge_angles
+
+
+def _hinge_corners(X, C, name_X="X", name_C="C"):
+    """Validate (X, C) as 2D triples or 3D quads and gather the corners (c, q, dim)."""
+    X = _validate.positions(X, name_X, dims=(2, 3))
+    q = 3 if X.shape[1] == 2 else 4
+    C = _validate.index_array(C, name_C, (3, 4), X.shape[0])
+    if C.shape[1] != q:
+        raise ValueError(f"{name_C}: {X.shape[1]}D positions need hinges with {q} vertices "
+                         f"(shape (c, {q})), got shape {C.shape}")
+    return X[C]
+
+
+def dihedral_angles(X, C):
+    """Signed angle of every hinge; the dimension is inferred from X.
+
+    Parameters
+    ----------
+    X : (n, 2) or (n, 3) float array
+        Node positions.
+    C : (c, 3) or (c, 4) int array
+        2D: triples (x0, x1, x2), the angle sits at the middle vertex x1.
+        3D: quads (x0, x1, x2, x3) of two triangles (x0, x1, x2) and (x1, x2, x3) sharing the
+        hinge edge (x1, x2), with x0 and x3 the flap apexes (upstream simkit's order).
+
+    Returns
+    -------
+    theta : (c, 1) float array
+        2D: ``atan2(e1 x e2, e1 . e2)`` with ``e1 = x1 - x0``, ``e2 = x2 - x1``
+        (0 for a straight line, > 0 for a left turn).
+        3D: ``atan2(e_hat . (n1 x n2), n1 . n2)`` with ``n1 = e x (x0 - x1)``,
+        ``n2 = (x3 - x1) x e``, ``e = x2 - x1``: 0 for a flat quad, beta when the flap
+        (x1, x2, x3) is rotated by beta about the axis e (right-hand rule).
+    """
+    return hinge_angles(_hinge_corners(X, C)).reshape(-1, 1)
