@@ -1,0 +1,127 @@
+"""Newton's method: Hessian types, Armijo line search, stopping rule, shapes and failure modes."""
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+import simkit
+from simkit.solvers import newton_solver
+
+ROUNDOFF = 1e-12
+ARMIJO = 0.01
+
+
+def quadratic_problem(seed=0, n=4):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n))
+    Q = A @ A.T + n * np.eye(n)
+    b = rng.standard_normal((n, 1))
+    return Q, b, (lambda x: 0.5 * (x.T @ Q @ x).item() + (b.T @ x).item()), (lambda x: Q @ x + b)
+
+
+@pytest.mark.parametrize("kind", ["sparse", "dense", "matrix"])
+def test_one_newton_step_solves_a_quadratic_for_every_hessian_type(kind):
+    Q, b, energy, gradient = quadratic_problem()
+    diag = np.diag(np.diag(Q))
+    hessians = {
+        "sparse": lambda x: sps.csc_matrix(Q),
+        "dense": lambda x: Q,
+        "matrix": lambda x: (Q - diag) + sps.csc_matrix(diag),
+    }
+    if kind == "matrix":
+        assert isinstance(hessians[kind](None), np.matrix)
+    x = newton_solver(np.zeros((4, 1)), energy, gradient, hessians[kind])
+    np.testing.assert_allclose(x, -np.linalg.solve(Q, b), rtol=1e-10)
+
+
+def test_chapter_oscillator_hessian_dense_block_plus_sparse_mass():
+    ym, rest = np.array([[1.0]]), np.array([[1.0]])
+    en = simkit.energies
+    H = en.mass_springs_hessian_element_d(np.array([[1.3, 0.0]]), ym, rest)[0] + en.kinetic_hessian_be(
+        sps.eye(2).tocsc(), 0.1)
+    assert isinstance(H, np.matrix)
+    x = simkit.integrators.backward_euler(np.array([[1.3], [0.0]]), np.array([[1.3], [0.0]]),
+                                          lambda y: en.mass_springs_energy_element_d(y.reshape(1, 2), ym, rest).item(),
+                                          lambda y: en.mass_springs_gradient_element_d(y.reshape(1, 2), ym,
+                                                                                       rest).reshape(-1, 1),
+                                          lambda y: en.mass_springs_hessian_element_d(y.reshape(1, 2), ym, rest)[0],
+                                          sps.eye(2).tocsc(), 0.1)
+    np.testing.assert_allclose(x, [[1.3 - 0.3 * 0.01 / 1.01], [0.0]], rtol=1e-12)
+
+
+def sagging_cable(n=21, k=400.0):
+    X = np.column_stack([np.linspace(0, 4, n), np.zeros(n)])
+    E = np.column_stack([np.arange(n - 1), np.arange(1, n)])
+    l0 = simkit.edge_lengths(X, E)
+    f_g = simkit.gravity_force(X, E).reshape(-1, 1)
+    Q, b = simkit.dirichlet_penalty(np.array([0, n - 1]), X[[0, n - 1]], n, 1e5)
+    en = simkit.energies
+
+    def energy(x):
+        return en.mass_springs_energy_x(x, E, k, 1.0, l0) + en.quadratic_energy(x, Q, b) - (f_g.T @ x).item()
+
+    def gradient(x):
+        return en.mass_springs_gradient_x(x, E, k, 1.0, l0) + en.quadratic_gradient(x, Q, b) - f_g
+
+    def hessian(x):
+        return en.mass_springs_hessian_x(x, E, k, 1.0, l0) + Q
+
+    return X.reshape(-1, 1), energy, gradient, hessian
+
+
+def test_line_search_decreases_the_energy_monotonically_with_armijo_steps():
+    x, energy, gradient, hessian = sagging_cable()
+    energies = [energy(x)]
+    for _ in range(10):
+        g = gradient(x)
+        x_next, info = newton_solver(x, energy, gradient, hessian, return_info=True)
+        assert info["iterations"] == 1
+        step = x_next - x
+        assert energy(x_next) <= energies[-1] + ARMIJO * (g.T @ step).item() + ROUNDOFF * abs(energies[-1])
+        x = x_next
+        energies.append(energy(x))
+    assert np.all(np.diff(energies) <= ROUNDOFF * np.abs(energies[:-1]))
+    assert energies[-1] < energies[0]
+
+
+def test_first_cable_step_backtracks_and_the_full_step_does_not():
+    x0, energy, gradient, hessian = sagging_cable()
+    _, info = newton_solver(x0, energy, gradient, hessian, return_info=True)
+    assert 0 < info["alphas"][0] < 1
+    dx = -np.linalg.solve(hessian(x0).toarray(), gradient(x0))
+    x_full = newton_solver(x0, energy, gradient, hessian, do_line_search=False)
+    np.testing.assert_allclose(x_full, x0 + dx, rtol=1e-9, atol=1e-9)
+    assert energy(x_full) > energy(x0)
+
+
+def test_stops_when_the_step_is_below_tolerance_and_keeps_the_input_shape():
+    Q, b, energy, gradient = quadratic_problem(seed=1)
+    x, info = newton_solver(np.zeros(4), energy, lambda y: gradient(y.reshape(-1, 1)), lambda y: Q,
+                            tolerance=1e-8, max_iter=20, return_info=True)
+    assert x.shape == (4,)
+    assert info["iterations"] == 2 and info["converged"]
+    assert info["step_norms"][-1] < 1e-8 <= info["step_norms"][0]
+
+
+def test_indefinite_hessian_falls_back_to_steepest_descent():
+    """Double well (x^2 - 1)^2 at x = 0.3: the Newton step heads uphill to the maximum at 0."""
+    def energy(x):
+        return (x[0, 0] ** 2 - 1.0) ** 2
+
+    def gradient(x):
+        return np.array([[4.0 * x[0, 0] * (x[0, 0] ** 2 - 1.0)]])
+
+    def hessian(x):
+        return np.array([[12.0 * x[0, 0] ** 2 - 4.0]])
+
+    x0 = np.array([[0.3]])
+    x = newton_solver(x0, energy, gradient, hessian)
+    assert energy(x) < energy(x0)
+    assert x[0, 0] > x0[0, 0]
+
+
+def test_singular_hessian_raises():
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        newton_solver(np.ones((2, 1)), lambda x: 0.0, lambda x: np.ones((2, 1)),
+                      lambda x: sps.csc_matrix((2, 2)))
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        newton_solver(np.ones((2, 1)), lambda x: 0.0, lambda x: np.ones((2, 1)), lambda x: np.zeros((2, 2)))
