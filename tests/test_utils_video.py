@@ -1,0 +1,293 @@
+"""utils: spring animations written to MP4, the embedded video, and their bad-input errors."""
+import base64
+import io
+import os
+import re
+import shutil
+import sys
+
+import imageio_ffmpeg
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.collections import LineCollection
+
+import utils
+from simkit.filesystem import BlitAnimation, save_animation
+from simkit.filesystem._probe import mp4_boxes, probe_video
+
+# Animations built only to be rejected by validation are never rendered; matplotlib warns when they are collected.
+pytestmark = pytest.mark.filterwarnings("ignore:Animation was deleted without rendering")
+
+N_NODES = 5
+N_FRAMES = 7
+FPS = 10
+SMALL = (5.0, 2.0)          # inches: 500 x 200 pixel videos keep the suite fast
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _cable(n_frames=N_FRAMES):
+    """A pinned chain swinging down: states (T, n, 2), springs, rest shape, times, kinetic energy."""
+    X = np.column_stack([np.linspace(0.0, 2.0, N_NODES), np.zeros(N_NODES)])
+    E = np.column_stack([np.arange(N_NODES - 1), np.arange(1, N_NODES)])
+    t = 0.1 * np.arange(n_frames)
+    amp = 0.8 * np.sin(np.pi * t / (t[-1] if n_frames > 1 else 1.0))
+    shape = np.sin(np.pi * X[:, 0] / 2.0)
+    states = [X + np.column_stack([np.zeros(N_NODES), -a * shape]) for a in amp]
+    ke = 0.5 * np.gradient(amp, t) ** 2 if n_frames > 1 else np.zeros(1)
+    return states, E, X, t, ke
+
+
+def _energy_animation(**kwargs):
+    states, E, X, t, ke = _cable()
+    args = dict(rest=X, lims=((-0.5, 2.5), (-1.2, 0.4)), xlabel="time  (s)", ylabel="kinetic energy",
+                scene_title="cable", title="energy", colors={"kinetic": utils.ENERGY_COLORS["kinetic"]},
+                pin_pts=X[[0, N_NODES - 1]], figsize=SMALL)
+    args.update(kwargs)
+    return utils.animate_springs_energy(states, E, t, {"kinetic": ke}, **args)
+
+
+def _grid_animation(**kwargs):
+    states, E, X, _, _ = _cable()
+    panels = [{"states": states, "E": E, "title": "left"},
+              {"states": [s * [1.0, 0.5] for s in states], "E": E, "title": "right"}]
+    args = dict(lims=((-0.5, 2.5), (-1.2, 0.4)), fps=FPS, pin_pts=X[[0, N_NODES - 1]], figsize=SMALL,
+                suptitle="two panels")
+    args.update(kwargs)
+    return utils.animate_springs_grid(panels, **args)
+
+
+def _full_redraw(fig):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="rgba", dpi=fig.dpi)
+    w, h = fig.canvas.get_width_height(physical=True)
+    return np.frombuffer(buf.getvalue(), np.uint8).reshape(h, w, 4)
+
+
+def _assert_blit_equals_redraw(fig, anim):
+    anim.draw_background()
+    for i in range(anim.n_frames):
+        blitted = anim.render_frame(i).copy()
+        np.testing.assert_array_equal(blitted, _full_redraw(fig), err_msg=f"frame {i}")
+
+
+def _assert_video(path, n_frames, fps):
+    frames, secs = imageio_ffmpeg.count_frames_and_secs(path)
+    assert frames == n_frames
+    np.testing.assert_allclose(secs, n_frames / fps, rtol=1e-6)
+    info = probe_video(path)
+    assert (info["codec"], info["pix_fmt"]) == ("h264", "yuv420p")
+    assert info["width"] % 2 == 0 and info["height"] % 2 == 0
+    boxes = mp4_boxes(path)
+    assert boxes.index("moov") < boxes.index("mdat")
+
+
+# ---------------------------------------------------------------------------------------
+# animate_springs_energy
+# ---------------------------------------------------------------------------------------
+
+def test_energy_animation_video(tmp_path):
+    fig, anim = _energy_animation()
+    assert isinstance(anim, BlitAnimation) and anim.n_frames == N_FRAMES
+    path = save_animation(anim, tmp_path / "energy.mp4", fps=FPS)
+    _assert_video(path, N_FRAMES, FPS)
+    assert probe_video(path)["width"] == 500 and probe_video(path)["height"] == 200
+    again = save_animation(_energy_animation()[1], tmp_path / "again.mp4", fps=FPS)
+    with open(path, "rb") as f0, open(again, "rb") as f1:
+        assert f0.read() == f1.read()
+
+
+def test_energy_animation_blitting_equals_full_redraw():
+    fig, anim = _energy_animation()
+    _assert_blit_equals_redraw(fig, anim)
+
+
+def test_energy_animation_frames_follow_the_states():
+    states, E, X, t, ke = _cable()
+    fig, anim = _energy_animation()
+    ax_scene, ax_energy = fig.axes
+    for i in [0, 3, N_FRAMES - 1]:
+        anim.set_frame(i)
+        springs = [c for c in ax_scene.collections if c.get_animated() and isinstance(c, LineCollection)]
+        np.testing.assert_allclose(np.array(springs[0].get_segments()), states[i][E])
+        trace, dot = [line for line in ax_energy.lines if line.get_animated()]
+        np.testing.assert_allclose(trace.get_xydata(), np.column_stack([t[:i + 1], ke[:i + 1]]))
+        np.testing.assert_allclose(dot.get_xydata(), [[t[i], ke[i]]])
+        stamp = [txt for txt in ax_scene.texts if txt.get_animated()][0]
+        assert stamp.get_text() == f"time = {t[i]:.2f} s"
+    faint = [line for line in ax_energy.lines if not line.get_animated()]
+    np.testing.assert_allclose(faint[0].get_xydata(), np.column_stack([t, ke]))   # full curve in the background
+
+
+def test_energy_animation_integer_abscissa_label():
+    states, E, X, _, ke = _cable()
+    fig, anim = utils.animate_springs_energy(states, E, np.arange(N_FRAMES), {"potential": ke},
+                                             xlabel="Newton iteration", figsize=SMALL)
+    anim.set_frame(3)
+    stamp = [txt for txt in fig.axes[0].texts if txt.get_animated()][0]
+    assert stamp.get_text() == "Newton iteration = 3"
+
+
+def test_energy_animation_single_frame(tmp_path):
+    states, E, X, t, ke = _cable(n_frames=1)
+    fig, anim = utils.animate_springs_energy(states, E, t, {"kinetic": ke}, figsize=SMALL)
+    _assert_video(save_animation(anim, tmp_path / "one.mp4", fps=FPS), 1, FPS)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda a: {**a, "t": a["t"][:-1]}, f"t has {N_FRAMES - 1} values but there are {N_FRAMES} states"),
+    (lambda a: {**a, "series": {"kinetic": a["series"]["kinetic"][:-2]}},
+     rf"series\['kinetic'\] has {N_FRAMES - 2} values but there are {N_FRAMES} states"),
+    (lambda a: {**a, "states": []}, "states is empty"),
+    (lambda a: {**a, "states": [s[:, :1] for s in a["states"]]}, r"sequence of \(n, 2\) position arrays"),
+    (lambda a: {**a, "states": a["states"][:3] + [np.zeros((2, 2))] + a["states"][4:]}, "same shape"),
+    (lambda a: {**a, "states": [s * np.nan for s in a["states"]]}, "states must contain finite values"),
+    (lambda a: {**a, "E": np.array([[0, N_NODES]])}, r"E indices must lie in \[0"),
+    (lambda a: {**a, "rest": np.zeros((N_NODES + 1, 2))}, f"rest must have {N_NODES} rows"),
+    (lambda a: {**a, "colors": ["red"]}, "colors must be a dict"),
+])
+def test_energy_animation_bad_input(change, match):
+    states, E, X, t, ke = _cable()
+    args = change({"states": states, "E": E, "t": t, "series": {"kinetic": ke}, "rest": X})
+    with pytest.raises(ValueError, match=match):
+        utils.animate_springs_energy(args.pop("states"), args.pop("E"), args.pop("t"), args.pop("series"),
+                                     **args)
+
+
+# ---------------------------------------------------------------------------------------
+# animate_springs_grid
+# ---------------------------------------------------------------------------------------
+
+def test_grid_animation_video_after_tight_layout(tmp_path):
+    """Chapter 011 calls fig.tight_layout() on the grid figure before saving."""
+    fig, anim = _grid_animation()
+    fig.tight_layout()
+    path = save_animation(anim, tmp_path / "grid.mp4", fps=FPS)
+    _assert_video(path, N_FRAMES, FPS)
+    fig2, anim2 = _grid_animation()
+    fig2.tight_layout()
+    again = save_animation(anim2, tmp_path / "again.mp4", fps=FPS)
+    with open(path, "rb") as f0, open(again, "rb") as f1:
+        assert f0.read() == f1.read()
+
+
+def test_grid_animation_blitting_equals_full_redraw_after_tight_layout():
+    fig, anim = _grid_animation()
+    fig.tight_layout()
+    _assert_blit_equals_redraw(fig, anim)
+
+
+def test_grid_animation_panels_and_timeline():
+    states, E, X, _, _ = _cable()
+    fig, anim = _grid_animation()
+    panels = [ax for ax in fig.axes if ax.axison]
+    assert [ax.get_title() for ax in panels] == ["left", "right"]
+    assert fig.get_suptitle() == "two panels"
+    timeline = [ax for ax in fig.axes if not ax.axison][0]
+    bar = [p for p in timeline.patches if p.get_animated()][0]
+    for i in [0, 3, N_FRAMES - 1]:
+        anim.set_frame(i)
+        np.testing.assert_allclose(bar.get_width(), i / (N_FRAMES - 1))
+        springs = [c for c in panels[0].collections if c.get_animated() and isinstance(c, LineCollection)]
+        np.testing.assert_allclose(np.array(springs[0].get_segments()), states[i][E])
+    pins = [c for c in panels[1].collections if c.get_animated() and len(c.get_offsets()) == 2
+            and not isinstance(c, LineCollection)]
+    np.testing.assert_allclose(pins[0].get_offsets(), X[[0, N_NODES - 1]])
+
+
+def test_grid_animation_default_size_scales_with_panels():
+    fig, _ = _grid_animation(figsize=None)
+    np.testing.assert_allclose(fig.get_size_inches(), (4.2 * 2 + 0.4, 3.9))
+
+
+def test_grid_animation_needs_equal_frame_counts():
+    states, E, _, _, _ = _cable()
+    panels = [{"states": states, "E": E}, {"states": states[:-1], "E": E}]
+    with pytest.raises(ValueError, match=rf"same number of frames, got \[{N_FRAMES}, {N_FRAMES - 1}\]"):
+        utils.animate_springs_grid(panels)
+
+
+@pytest.mark.parametrize("panels, match", [
+    ([], "non-empty list"),
+    ([{"E": np.array([[0, 1]])}], r"panels\[0\] must be a dict with keys 'states' and 'E'"),
+    ([{"states": [], "E": np.array([[0, 1]])}], r"panels\[0\]\['states'\] is empty"),
+])
+def test_grid_animation_bad_panels(panels, match):
+    with pytest.raises(ValueError, match=match):
+        utils.animate_springs_grid(panels)
+
+
+@pytest.mark.parametrize("fps", [0, -1, float("nan")])
+def test_grid_animation_bad_fps(fps):
+    with pytest.raises(ValueError, match="fps must be a positive finite number"):
+        _grid_animation(fps=fps)
+
+
+# ---------------------------------------------------------------------------------------
+# embed_video / show_video
+# ---------------------------------------------------------------------------------------
+
+def test_embed_video_inlines_the_file(tmp_path):
+    path = save_animation(_energy_animation()[1], tmp_path / "v.mp4", fps=FPS)
+    html = utils.embed_video(path).data
+    assert re.search(r"<video controls loop muted playsinline", html)
+    data = re.search(r'src="data:video/mp4;base64,([^"]+)"', html).group(1)
+    with open(path, "rb") as fh:
+        assert base64.b64decode(data) == fh.read()
+
+
+@pytest.mark.parametrize("name, error, match", [
+    ("missing.mp4", ValueError, "does not exist"),
+    ("clip.gif", ValueError, "must be an .mp4 file"),
+])
+def test_embed_video_bad_path(tmp_path, name, error, match):
+    with pytest.raises(error, match=match):
+        utils.embed_video(tmp_path / name)
+
+
+def test_show_video_saves_closes_and_embeds(tmp_path):
+    fig, anim = _grid_animation()
+    html = utils.show_video(fig, anim, tmp_path / "media" / "14_grid.mp4", fps=FPS,
+                            copy_to=tmp_path / "copy" / "14_grid.mp4")
+    assert not plt.fignum_exists(fig.number)
+    assert "<video" in html.data
+    _assert_video(str(tmp_path / "media" / "14_grid.mp4"), N_FRAMES, FPS)
+    with open(tmp_path / "media" / "14_grid.mp4", "rb") as f0, open(tmp_path / "copy" / "14_grid.mp4", "rb") as f1:
+        assert f0.read() == f1.read()
+
+
+@pytest.mark.parametrize("fps", [0, -20])
+def test_show_video_bad_fps_writes_nothing_and_closes(tmp_path, fps):
+    fig, anim = _energy_animation()
+    with pytest.raises(ValueError, match="fps must be a positive finite number"):
+        utils.show_video(fig, anim, tmp_path / "v.mp4", fps=fps)
+    assert os.listdir(tmp_path) == []
+    assert not plt.fignum_exists(fig.number)
+
+
+def test_show_video_unwritable_path(tmp_path):
+    (tmp_path / "blocker").write_text("a file where a folder should be")
+    fig, anim = _energy_animation()
+    with pytest.raises(ValueError, match="cannot create the folder of path"):
+        utils.show_video(fig, anim, tmp_path / "blocker" / "v.mp4")
+    assert os.listdir(tmp_path) == ["blocker"]
+
+
+def test_show_video_without_ffmpeg(tmp_path, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
+    fig, anim = _energy_animation()
+    with pytest.raises(RuntimeError, match="pip install imageio-ffmpeg"):
+        utils.show_video(fig, anim, tmp_path / "out" / "v.mp4")
+    assert os.listdir(tmp_path) == []
+
+
+def test_show_video_rejects_non_figure(tmp_path):
+    _, anim = _energy_animation()
+    with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
+        utils.show_video("fig", anim, tmp_path / "v.mp4")
