@@ -32,7 +32,7 @@ import yaml
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,12 +137,17 @@ def execute(nb, nb_path, timeout, sockets):
             try:
                 client.execute_cell(cell, index)
             except CellExecutionError as err:
+                trace = ANSI.sub("", err.traceback).strip()[-3000:]
+                failure = f"{err.ename}: {err.evalue}\n\n{trace}"
+            except (CellTimeoutError, DeadKernelError) as err:
+                failure = f"{type(err).__name__}: {err}"
+            else:
+                failure = None
+            if failure:
                 first_line = next((s for s in cell.source.splitlines() if s.strip()), "")
-                trace = ANSI.sub("", err.traceback if hasattr(err, "traceback") else str(err))
                 raise BuildError(
                     f"chapter {name} failed in cell {index + 1} (code cell {number} of {len(code_cells)}), "
-                    f"which starts with:\n    {first_line}\n{err.ename}: {err.evalue}\n\n"
-                    f"{trace.strip()[-3000:]}") from None
+                    f"which starts with:\n    {first_line}\n{failure}")
             if sys.stdout.isatty():
                 print(f"\r\033[K  {name}: code cell {number}/{len(code_cells)}", end="", flush=True)
     if sys.stdout.isatty():

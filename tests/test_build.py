@@ -59,6 +59,24 @@ def test_failing_chapter_names_chapter_cell_and_error_and_keeps_media(tree):
     assert not list((tree / "_build").glob("*-media-*")), "a staging folder was left behind"
 
 
+def test_cell_over_its_time_limit_fails_the_build(tree):
+    config = tree / "_config.yml"
+    config.write_text(config.read_text().replace("timeout: 300", "timeout: 2"))
+    path = tree / "book" / "014_bending_stiffness.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_code_cell("import time\ntime.sleep(30)"))
+    nbformat.write(nb, path)
+    (tree / "_toc.yml").write_text("format: jb-book\nroot: book/014_bending_stiffness\n")
+    before = digests(tree / "media")
+
+    result = run_build("--no-site", root=tree)
+
+    assert result.returncode != 0
+    assert "chapter 014_bending_stiffness failed in cell 2 (code cell 1 of" in result.stderr
+    assert "CellTimeoutError" in result.stderr
+    assert digests(tree / "media") == before
+
+
 def test_execution_key_follows_code_library_and_utils(build_book, tree):
     path = tree / "book" / "014_bending_stiffness.ipynb"
     nb = nbformat.read(path, as_version=4)
