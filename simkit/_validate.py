@@ -71,19 +71,8 @@ def index_vector(i, name, n):
 
 
 def element_param(p, name, m, positive=False):
-    """Per-element parameter: a scalar, (m,) or (m, 1), finite and non-negative -> (m,) float.
-
-    With `positive` the values must be strictly positive.
-    """
-    arr = _float_array(p, name)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim == 0:
-        arr = np.full(m, float(arr))
-    if arr.shape != (m,):
-        raise ValueError(f"{name}: expected a scalar or shape ({m}, 1) / ({m},) to match the "
-                         f"{m} elements, got shape {np.shape(p)}")
-    finite(arr, name)
+    """Per-element parameter: ``element_values`` that are non-negative (strictly with `positive`)."""
+    arr = element_values(p, name, m)
     if positive and not (arr > 0).all():
         raise ValueError(f"{name}: expected strictly positive values, found min {arr.min():g}")
     if not (arr >= 0).all():
@@ -99,7 +88,8 @@ def element_values(p, name, m):
     if arr.ndim == 0:
         arr = np.full(m, float(arr))
     if arr.shape != (m,):
-        raise ValueError(f"{name}: expected a scalar or shape ({m}, 1) / ({m},), got {np.shape(p)}")
+        raise ValueError(f"{name}: expected a scalar or shape ({m}, 1) / ({m},) to match the "
+                         f"{m} elements, got shape {np.shape(p)}")
     return finite(arr, name)
 
 
