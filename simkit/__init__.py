@@ -7,15 +7,20 @@ positions). Energies return floats, gradients (n*dim, 1) columns and Hessians
 from . import energies, filesystem, integrators, solvers
 from .dihedral_angles import dihedral_angles
 from .dirichlet_penalty import dirichlet_penalty
+from .discrete_shells_stiffness import discrete_shells_stiffness
 from .edge_displacement_jacobian import edge_displacement_jacobian
 from .edge_lengths import edge_lengths
+from .edges import edges
 from .gradient_cfd import gradient_cfd, hessian_cfd
 from .gravity_force import gravity_force
+from .grid_sheet import grid_sheet
+from .hinge_quads import hinge_quads
 from .massmatrix import massmatrix
 from .psd_project import psd_project
 
 __all__ = [
     "energies", "filesystem", "integrators", "solvers",
-    "dihedral_angles", "dirichlet_penalty", "edge_displacement_jacobian", "edge_lengths",
-    "gradient_cfd", "hessian_cfd", "gravity_force", "massmatrix", "psd_project",
+    "dihedral_angles", "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
+    "edge_lengths", "edges", "gradient_cfd", "hessian_cfd", "gravity_force", "grid_sheet", "hinge_quads",
+    "massmatrix", "psd_project",
 ]

@@ -9,12 +9,12 @@ vectors ``y`` (a fixed linear map ``y = L p`` of the stacked corner positions ``
   closed forms ``grad theta = (-e1_perp / |e1|^2, e2_perp / |e2|^2)`` (``perp(a, b) = (-b, a)``)
   and ``hess theta = blockdiag(-hess phi(e1), hess phi(e2))``,
   ``hess phi(e) = -(e e_perp^T + e_perp e^T) / |e|^4``.
-- 3D quad (x0, x1, x2, x3) with hinge edge (x1, x2) and flap apexes x0, x3:
-  ``y = (e, a, b)``, ``e = x2 - x1``, ``a = x0 - x1``, ``b = x3 - x1``,
+- 3D quad (e0, e1, o0, o1): hinge edge (e0, e1), apexes o0 of triangle (e0, e1, o0) and o1 of
+  triangle (e1, e0, o1): ``y = (e, a, b)``, ``e = e1 - e0``, ``a = o0 - e0``, ``b = o1 - e0``,
   ``X = (e.a)(e.b) - |e|^2 (a.b) = n1 . n2`` and ``Y = |e| e.(b x a) = e_hat . (n1 x n2)`` with
-  the flap normals ``n1 = e x a``, ``n2 = b x e``. theta is 0 when the quad is flat (apexes on
-  opposite sides of the hinge) and equals beta when the flap (x1, x2, x3) is turned by beta
-  about the axis ``x2 - x1`` (right-hand rule) out of that flat configuration.
+  the triangle normals ``n1 = e x a``, ``n2 = b x e``. theta is 0 when the quad is flat (apexes on
+  opposite sides of the hinge) and equals beta when triangle 2 is turned by beta about the axis
+  ``e1 - e0`` (right-hand rule) out of that flat configuration.
 
 In 3D, with ``D = X^2 + Y^2 = |n1|^2 |n2|^2``, the chain rule gives
 ``grad theta = (X grad Y - Y grad X) / D`` and
@@ -30,9 +30,9 @@ _I3 = np.eye(3)
 _Z2 = np.zeros((2, 2))
 _Z3 = np.zeros((3, 3))
 
-# y = L p: 2D (e1, e2) from (x0, x1, x2); 3D (e, a, b) from (x0, x1, x2, x3).
+# y = L p: 2D (e1, e2) from (x0, x1, x2); 3D (e, a, b) from (e0, e1, o0, o1).
 L2 = np.block([[-_I2, _I2, _Z2], [_Z2, -_I2, _I2]])
-L3 = np.block([[_Z3, -_I3, _I3, _Z3], [_I3, -_I3, _Z3, _Z3], [_Z3, -_I3, _Z3, _I3]])
+L3 = np.block([[-_I3, _I3, _Z3, _Z3], [-_I3, _Z3, _I3, _Z3], [-_I3, _Z3, _Z3, _I3]])
 LL2 = np.kron(L2, L2)
 LL3 = np.kron(L3, L3)
 
@@ -82,9 +82,9 @@ def _derivatives_2d(P, order):
 
 
 def _invariants_3d(P, order):
-    e = P[:, 2] - P[:, 1]
-    a = P[:, 0] - P[:, 1]
-    b = P[:, 3] - P[:, 1]
+    e = P[:, 1] - P[:, 0]
+    a = P[:, 2] - P[:, 0]
+    b = P[:, 3] - P[:, 0]
     ea, eb, ab, ee = _dot(e, a), _dot(e, b), _dot(a, b), _dot(e, e)
     le = np.sqrt(ee)
     t = np.cross(b, a)

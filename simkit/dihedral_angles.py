@@ -23,16 +23,19 @@ def dihedral_angles(X, C):
         Node positions.
     C : (c, 3) or (c, 4) int array
         2D: triples (x0, x1, x2), the angle sits at the middle vertex x1.
-        3D: quads (x0, x1, x2, x3) of two triangles (x0, x1, x2) and (x1, x2, x3) sharing the
-        hinge edge (x1, x2), with x0 and x3 the flap apexes (upstream simkit's order).
+        3D: quads (e0, e1, o0, o1) of two triangles (e0, e1, o0) and (e1, e0, o1) sharing the
+        hinge edge (e0, e1), with o0 and o1 their apexes (``simkit.hinge_quads`` builds them;
+        upstream simkit orders the same quad (o0, e0, e1, o1)).
 
     Returns
     -------
     theta : (c, 1) float array
         2D: ``atan2(e1 x e2, e1 . e2)`` with ``e1 = x1 - x0``, ``e2 = x2 - x1``
         (0 for a straight line, > 0 for a left turn).
-        3D: ``atan2(e_hat . (n1 x n2), n1 . n2)`` with ``n1 = e x (x0 - x1)``,
-        ``n2 = (x3 - x1) x e``, ``e = x2 - x1``: 0 for a flat quad, beta when the flap
-        (x1, x2, x3) is rotated by beta about the axis e (right-hand rule).
+        3D: ``atan2(e_hat . (n1 x n2), n1 . n2)`` with ``e = e1 - e0`` and the triangle
+        normals ``n1 = e x (o0 - e0)``, ``n2 = (o1 - e0) x e``: 0 for a flat quad, beta when
+        triangle (e1, e0, o1) is rotated by beta about the axis e (right-hand rule). On a
+        consistently oriented mesh theta > 0 where the surface bends away from its normals
+        (e.g. everywhere on a sheet rolled onto a cylinder with outward normals).
     """
     return hinge_angles(_hinge_corners(X, C)).reshape(-1, 1)

@@ -121,7 +121,7 @@ def test_folded_quad_energy_closed_form_and_discrete_shells_wrappers():
     beta, k = 0.8, 3.0
     X = np.array([[0.5, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, -np.cos(beta), -np.sin(beta)]])
     x = X.reshape(-1, 1)
-    C = np.array([[0, 1, 2, 3]])
+    C = np.array([[1, 2, 0, 3]])
     np.testing.assert_allclose(bending_energy_x(x, C, 0.0, k), 0.5 * k * beta**2, rtol=ROUNDOFF)
     flat = X.copy()
     flat[3] = [0.5, -1.0, 0.0]

@@ -33,8 +33,8 @@ def test_2d_angles_of_a_regular_polygon_sum_to_two_pi():
 
 
 def _quad(beta):
-    """Hinge edge x1 -> x2 along +x, apex x0 in the +y half plane, flap x3 turned by beta about +x."""
-    return np.array([[0.5, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0],
+    """Hinge edge e0 -> e1 along +x, apex o0 in the +y half plane, apex o1 turned by beta about +x."""
+    return np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 1.0, 0.0],
                      [0.5, -np.cos(beta), -np.sin(beta)]])
 
 
@@ -60,7 +60,9 @@ def test_3d_flat_quad_is_zero_and_angle_is_rigid_invariant():
 def test_3d_quad_orientation_conventions():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((4, 3))
-    theta = simkit.dihedral_angles(X, np.array([[0, 1, 2, 3], [3, 2, 1, 0], [3, 1, 2, 0]]))[:, 0]
+    # (e0, e1, o0, o1); walking the edge the other way with the apexes swapped is the same hinge,
+    # swapping the apexes alone mirrors it
+    theta = simkit.dihedral_angles(X, np.array([[0, 1, 2, 3], [1, 0, 3, 2], [0, 1, 3, 2]]))[:, 0]
     np.testing.assert_allclose(theta[1], theta[0], atol=ROUNDOFF)
     np.testing.assert_allclose(theta[2], -theta[0], atol=ROUNDOFF)
 
@@ -70,5 +72,5 @@ def test_3d_folded_cloth_strip():
     X = np.array([[0, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 0]], dtype=float)
     X = np.vstack([X, [0.0, -np.cos(beta), -np.sin(beta)], [1.0, -np.cos(beta), -np.sin(beta)]])
     # the angle depends on the flap directions only, not on where the apexes sit along the hinge
-    theta = simkit.dihedral_angles(X, np.array([[0, 1, 2, 4], [3, 1, 2, 4]]))
+    theta = simkit.dihedral_angles(X, np.array([[1, 2, 0, 4], [1, 2, 3, 4]]))
     np.testing.assert_allclose(theta[:, 0], beta, atol=ROUNDOFF)

@@ -1,24 +1,44 @@
-"""Discrete-shells bending: the 3D (triangle-pair) case of ``simkit.energies.bending``.
+"""Discrete-shells bending (Grinspun et al. 2003): the 3D (triangle-pair) case of ``bending``.
 
-Density per interior edge (hinge quad (x0, x1, x2, x3), hinge edge (x1, x2))::
+Density per interior edge (hinge quad (e0, e1, o0, o1), hinge edge (e0, e1))::
 
     psi = 1/2 * kappa * (theta - theta0)^2
 
-with theta the signed dihedral angle of ``simkit.dihedral_angles``. These wrappers only
-check that the hinges are 3D quads and delegate to the unified ``bending_*_x``.
+with theta the signed dihedral angle of ``simkit.dihedral_angles``. Each function takes either
+the raw per-hinge ``theta0, kappa`` or the physical input: the rest positions ``X0`` and a
+bending modulus ``k_bend``, from which ``theta0 = dihedral_angles(X0, C)`` and
+``kappa = discrete_shells_stiffness(X0, C, k_bend)`` (``3 |e|^2 / (A1 + A2)`` times the
+modulus). Both then delegate to the unified ``bending_*_x``.
 """
 import numpy as np
 
+from .. import _assembly, _validate
+from ..dihedral_angles import dihedral_angles
+from ..discrete_shells_stiffness import discrete_shells_stiffness
 from .bending import bending_energy_x, bending_gradient_x, bending_hessian_x
 
+_rest_states = _assembly.ArrayKeyedCache()
 
-def _check_quads(C):
+
+def _rest_state(C, theta0, kappa, X0, k_bend):
+    """(theta0, kappa) from exactly one of the raw pair or the physical pair (X0, k_bend)."""
     shape = np.shape(C)
     if len(shape) != 2 or shape[1] != 4:
         raise ValueError(f"C: discrete shells need 3D hinge quads of shape (c, 4), got shape {shape}")
+    raw = theta0 is not None or kappa is not None
+    physical = X0 is not None or k_bend is not None
+    if raw == physical or (raw and (theta0 is None or kappa is None)) or (physical and (X0 is None or k_bend is None)):
+        raise TypeError("theta0, kappa: pass either the raw per-hinge theta0 and kappa, or the rest "
+                        "positions X0= and the bending modulus k_bend= (keywords), not a mix")
+    if raw:
+        return theta0, kappa
+    X0 = _validate.positions(X0, "X0", dims=(3,))
+    k_bend = np.asarray(k_bend, dtype=float)
+    return _rest_states.get((), (X0, np.asarray(C), k_bend),
+                            lambda: (dihedral_angles(X0, C), discrete_shells_stiffness(X0, C, k_bend)))
 
 
-def discrete_shells_bending_energy(x, C, theta0, kappa):
+def discrete_shells_bending_energy(x, C, theta0=None, kappa=None, *, X0=None, k_bend=None):
     """Discrete-shells bending energy.
 
     Parameters
@@ -26,20 +46,23 @@ def discrete_shells_bending_energy(x, C, theta0, kappa):
     x : (n*3, 1) float array
         Stacked 3D positions.
     C : (c, 4) int array
-        Hinge quads (x0, x1, x2, x3), hinge edge (x1, x2).
-    theta0, kappa : (c, 1) or (c,) float arrays
-        Rest dihedral angles and bending stiffness (>= 0).
+        Hinge quads (e0, e1, o0, o1), e.g. ``simkit.hinge_quads(F)``.
+    theta0, kappa : (c, 1) or (c,) float arrays, optional
+        Raw rest dihedral angles and stiffness (>= 0) of each hinge.
+    X0 : (n, 3) float array, keyword-only, optional
+        Rest positions, instead of theta0 and kappa (with k_bend).
+    k_bend : float or (c,) float array, keyword-only, optional
+        Bending modulus, with X0.
 
     Returns
     -------
     energy : float
         ``sum_h 1/2 kappa_h (theta_h - theta0_h)^2``.
     """
-    _check_quads(C)
-    return bending_energy_x(x, C, theta0, kappa)
+    return bending_energy_x(x, C, *_rest_state(C, theta0, kappa, X0, k_bend))
 
 
-def discrete_shells_bending_gradient(x, C, theta0, kappa):
+def discrete_shells_bending_gradient(x, C, theta0=None, kappa=None, *, X0=None, k_bend=None):
     """Gradient of ``discrete_shells_bending_energy``.
 
     Parameters
@@ -48,19 +71,20 @@ def discrete_shells_bending_gradient(x, C, theta0, kappa):
         Stacked 3D positions.
     C : (c, 4) int array
         Hinge quads.
-    theta0, kappa : (c, 1) or (c,) float arrays
-        Rest angles and stiffness.
+    theta0, kappa : (c, 1) or (c,) float arrays, optional
+        Raw rest angles and stiffness; or X0= and k_bend= as in the energy.
+    X0, k_bend : keyword-only, optional
+        Rest positions and bending modulus.
 
     Returns
     -------
     g : (n*3, 1) float array
         ``sum_h kappa_h (theta_h - theta0_h) grad theta_h``.
     """
-    _check_quads(C)
-    return bending_gradient_x(x, C, theta0, kappa)
+    return bending_gradient_x(x, C, *_rest_state(C, theta0, kappa, X0, k_bend))
 
 
-def discrete_shells_bending_hessian(x, C, theta0, kappa, psd=False):
+def discrete_shells_bending_hessian(x, C, theta0=None, kappa=None, *, X0=None, k_bend=None, psd=False):
     """Hessian of ``discrete_shells_bending_energy``.
 
     Parameters
@@ -69,9 +93,11 @@ def discrete_shells_bending_hessian(x, C, theta0, kappa, psd=False):
         Stacked 3D positions.
     C : (c, 4) int array
         Hinge quads.
-    theta0, kappa : (c, 1) or (c,) float arrays
-        Rest angles and stiffness.
-    psd : bool, optional
+    theta0, kappa : (c, 1) or (c,) float arrays, optional
+        Raw rest angles and stiffness; or X0= and k_bend= as in the energy.
+    X0, k_bend : keyword-only, optional
+        Rest positions and bending modulus.
+    psd : bool, keyword-only, optional
         Project each 12x12 hinge block (eigenvalue floor 1e-6); default False (exact).
 
     Returns
@@ -79,5 +105,4 @@ def discrete_shells_bending_hessian(x, C, theta0, kappa, psd=False):
     H : (n*3, n*3) scipy.sparse.csc_matrix
         ``sum_h kappa_h (grad theta_h grad theta_h^T + (theta_h - theta0_h) hess theta_h)``.
     """
-    _check_quads(C)
-    return bending_hessian_x(x, C, theta0, kappa, psd=psd)
+    return bending_hessian_x(x, C, *_rest_state(C, theta0, kappa, X0, k_bend), psd=psd)
