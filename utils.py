@@ -4,6 +4,10 @@ Sections
 --------
 paths
     ``ROOT``, ``notebook_results_path``, ``media_dir``.
+publishing
+    ``Chapter``: one object per chapter that saves a figure or a video into
+    ``results/<chapter>/``, publishes its copy ``media/<prefix>_<name>.png|mp4`` and returns
+    what the page shows; ``check_frames_inside`` (no video frame leaves its axes).
 look
     Colour constants, the ``STYLE`` rc dict and the ``style()`` context manager. Helpers
     apply the look per figure (inside ``style()`` plus explicit per-Axes settings), never
@@ -38,7 +42,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 import simkit
-from simkit.filesystem import BlitAnimation, save_animation
+from simkit.filesystem import BlitAnimation, save_animation, save_figure
 
 # ---------------------------------------------------------------------------------------
 # paths
@@ -91,16 +95,214 @@ def media_dir():
 
 
 # ---------------------------------------------------------------------------------------
+# publishing
+# ---------------------------------------------------------------------------------------
+
+CHAPTER_NAME = re.compile(r"(\d{3})_[a-z0-9_]+")
+MEDIA_NAME = re.compile(r"[a-z0-9][a-z0-9_]*")
+
+
+class Chapter:
+    """The publisher of one chapter: every figure and video in one short call.
+
+    ``ch.figure(fig, "hooke")`` writes ``results/<chapter>/hooke.png``, publishes the
+    identical copy ``media/<prefix>_hooke.png`` (``media_dir()``, so the build can stage
+    it) and returns the image for the page; ``ch.video(fig, anim, "oscillators", fps=20,
+    alt=...)`` does the same for an MP4 and returns the embedded video. Both close the
+    figure, so a notebook shows each figure once. Files are written by
+    ``simkit.filesystem.save_figure`` / ``save_animation`` (atomic, byte-reproducible) at
+    ``DENSITY`` device pixels per CSS pixel and shown at ``DPI`` CSS pixels per inch.
+
+    The page gives the figure its number, caption and alt text from the cell's metadata
+    (``mystnb.figure.caption``, ``mystnb.figure.name``, ``mystnb.image.alt``); a video's
+    alt text is the ``alt`` argument. See the README, "Adding a chapter".
+
+    Parameters
+    ----------
+    name : str
+        The notebook's name ``"NNN_topic"`` (``"011_mass_springs"``); media files are
+        named ``"NNN_<name>"``.
+
+    Attributes
+    ----------
+    name : str
+    prefix : str
+        The chapter number ``"NNN"``.
+    results_dir : str
+        ``<ROOT>/results/<name>``, created.
+    """
+
+    def __init__(self, name):
+        match = CHAPTER_NAME.fullmatch(name) if isinstance(name, str) else None
+        if match is None:
+            raise ValueError(f"name must be a notebook name 'NNN_topic' (three digits, then lower-case "
+                             f"words joined by '_'), got {name!r}")
+        self.name = name
+        self.prefix = match.group(1)
+        self.results_dir = notebook_results_path(name)
+
+    def __repr__(self):
+        return f"Chapter({self.name!r})"
+
+    def paths(self, name, suffix):
+        """Where a figure or video called ``name`` goes.
+
+        Parameters
+        ----------
+        name : str
+            Lower-case media name (``"hooke"``).
+        suffix : str
+            ``".png"`` or ``".mp4"``.
+
+        Returns
+        -------
+        result : str
+            ``results/<chapter>/<name><suffix>``.
+        published : str
+            ``<media_dir()>/<prefix>_<name><suffix>``.
+        """
+        if not isinstance(name, str) or not MEDIA_NAME.fullmatch(name):
+            raise ValueError(f"name must be a lower-case media name like 'cable_static' ([a-z0-9_]), got {name!r}")
+        return (os.path.join(self.results_dir, name + suffix),
+                os.path.join(media_dir(), f"{self.prefix}_{name}{suffix}"))
+
+    def figure(self, fig, name):
+        """Save and publish a figure, close it, and return it for the page.
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure
+        name : str
+            Media name: the files are ``results/<chapter>/<name>.png`` and
+            ``media/<prefix>_<name>.png``.
+
+        Returns
+        -------
+        image : IPython.display.Image
+            The published PNG (``DENSITY`` x the figure's size in CSS pixels), shown at
+            its CSS size.
+        """
+        from IPython.display import Image
+
+        if not isinstance(fig, Figure):
+            raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+        result, published = self.paths(name, ".png")
+        try:
+            path = save_figure(fig, result, copy_to=published, dpi=DENSITY * fig.dpi)
+        finally:
+            plt.close(fig)
+        with open(path, "rb") as fh:
+            data = fh.read()
+        width = int.from_bytes(data[16:20], "big")        # PNG IHDR: width, then height
+        return Image(data=data, format="png", width=round(width / DENSITY))
+
+    def video(self, fig, anim, name, fps, alt):
+        """Save and publish an animation as MP4, close its figure, and return the embedded video.
+
+        Frames are checked first (``check_frames_inside``): a video whose nodes leave their
+        axes is refused before anything is written.
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure
+            Figure of the animation (create it at ``DENSITY * DPI``, as the ``animate_*``
+            helpers do).
+        anim : simkit.filesystem.BlitAnimation
+        name : str
+            Media name: ``results/<chapter>/<name>.mp4`` and ``media/<prefix>_<name>.mp4``.
+        fps : float
+            Frames per second.
+        alt : str
+            What the video shows, for readers who cannot see it (a sentence).
+
+        Returns
+        -------
+        html : IPython.display.HTML
+            See ``embed_video``; shown at the figure's size in CSS pixels.
+        """
+        if not isinstance(fig, Figure):
+            raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+        if not isinstance(alt, str) or len(alt.split()) < 3:
+            plt.close(fig)
+            raise ValueError(f"alt must describe the video in a few words (a sentence), got {alt!r}")
+        result, published = self.paths(name, ".mp4")
+        try:
+            check_frames_inside(anim, name)
+            path = save_animation(anim, result, fps, copy_to=published)
+        finally:
+            plt.close(fig)
+        width = round(fig.get_size_inches()[0] * DPI)
+        return embed_video(path, alt=alt, width=width)
+
+
+def _data_points(artist):
+    """(k, 2) data coordinates an animated artist draws, or None when it is not drawn in data space."""
+    ax = artist.axes
+    if isinstance(artist, LineCollection):
+        segments = artist.get_segments()
+        return np.concatenate(segments) if len(segments) else np.zeros((0, 2))
+    if hasattr(artist, "get_offsets") and artist.get_offset_transform() == ax.transData:
+        return np.asarray(artist.get_offsets(), dtype=float).reshape(-1, 2)
+    if hasattr(artist, "get_xydata") and artist.get_transform() == ax.transData:
+        return np.asarray(artist.get_xydata(), dtype=float).reshape(-1, 2)
+    return None
+
+
+def check_frames_inside(anim, name="anim"):
+    """Raise ValueError when an animated artist of any frame draws data outside its Axes.
+
+    Checks the data coordinates of every animated line, line collection and scatter of
+    a ``BlitAnimation`` on flat (2D) Axes against the Axes' limits, frame by frame, so a
+    video never shows nodes leaving the picture. Other animations pass unchecked.
+
+    Parameters
+    ----------
+    anim : simkit.filesystem.BlitAnimation
+    name : str, default "anim"
+        Name used in the error message.
+    """
+    if not isinstance(anim, BlitAnimation):
+        return
+    checked = []
+    for artist in anim.artists:
+        ax = artist.axes
+        if ax.name != "rectilinear" or _data_points(artist) is None:
+            continue
+        ax.apply_aspect()
+        (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+        tol = 1e-9 * max(x1 - x0, y1 - y0)
+        checked.append((artist, x0 - tol, x1 + tol, y0 - tol, y1 + tol))
+    for i in range(anim.n_frames):
+        anim.set_frame(i)
+        for artist, x0, x1, y0, y1 in checked:
+            P = _data_points(artist)
+            P = P[np.all(np.isfinite(P), axis=1)]
+            out = (P[:, 0] < x0) | (P[:, 0] > x1) | (P[:, 1] < y0) | (P[:, 1] > y1)
+            if np.any(out):
+                x, y = P[np.argmax(out)]
+                title = artist.axes.get_title() or "an Axes"
+                raise ValueError(f"{name}: frame {i} of {anim.n_frames} draws a point at ({x:.3g}, {y:.3g}) in "
+                                 f"'{title}', outside its limits x in [{x0:.3g}, {x1:.3g}], y in "
+                                 f"[{y0:.3g}, {y1:.3g}]; widen lims (or pass lims=None to fit every frame)")
+    anim.set_frame(0)
+
+
+# ---------------------------------------------------------------------------------------
 # look
 # ---------------------------------------------------------------------------------------
 
-SPRING_EDGE = "#33495f"     # springs: dark slate
-SPRING_NODE = "#e07b24"     # masses: orange
-PIN_C = "#1f5fbf"           # pinned nodes: blue squares
-REST_C = "0.62"             # rest shape: gray dashes
+#: str : colour of springs (dark slate).
+SPRING_EDGE = "#33495f"
+#: str : colour of masses (orange).
+SPRING_NODE = "#e07b24"
+#: str : colour of pinned nodes, drawn as squares (blue).
+PIN_C = "#1f5fbf"
+#: str : colour of a rest shape, drawn in dashes (gray).
+REST_C = "0.62"
 GRID_C = "0.92"             # light grid
 TRACK_C = "0.9"             # timeline track of the grid animation
 
+#: dict of str -> str : colour of each energy term in plots and videos.
 ENERGY_COLORS = {
     "potential": "#7b3fa0",
     "kinetic": "#c0392b",
@@ -109,13 +311,17 @@ ENERGY_COLORS = {
     "gravity": "#8a6d1f",
     "total": "#222222",
 }
+#: dict of str -> str : colour of each time integrator in plots and videos.
 INTEGRATOR_COLORS = {
     "Forward Euler": "#d62728",
     "Backward Euler": "#1f77b4",
     "BDF2": "#2ca02c",
 }
 
-DPI = 100                   # figure resolution: a (11, 4) inch animation is 1100 x 400 pixels
+DPI = 100
+"""float : CSS pixels per inch of figure size: a (7, 4) inch figure is shown 700 x 400 CSS pixels wide."""
+DENSITY = 2
+"""int : device pixels per CSS pixel of published figures and videos (2x, sharp on high-resolution screens)."""
 STYLE = {
     "font.size": 11,
     "axes.titlesize": 12,
@@ -152,9 +358,9 @@ def _style_axes(ax, grid=True):
         ax.grid(True, color=GRID_C, lw=0.8)
 
 
-def _new_figure(figsize, **subplots_kw):
-    """A pyplot figure (so notebooks show it) at ``DPI`` with its Axes; call it inside ``style()``."""
-    fig, axes = plt.subplots(figsize=figsize, dpi=DPI, **subplots_kw)
+def _new_figure(figsize, dpi=DPI, **subplots_kw):
+    """A pyplot figure (so notebooks show it) at ``dpi`` with its Axes; call it inside ``style()``."""
+    fig, axes = plt.subplots(figsize=figsize, dpi=dpi, **subplots_kw)
     return fig, axes
 
 
@@ -291,8 +497,8 @@ class SpringNetworkArtists(NamedTuple):
     colorbar: object
 
 
-def setup_axes(ax, xlim, ylim, title=None):
-    """Prepare a scene Axes: fixed limits, equal aspect, light grid, optional title.
+def setup_axes(ax, xlim, ylim, title=None, xlabel=None, ylabel=None):
+    """Prepare a scene Axes: fixed limits, equal aspect, light grid, optional title and axis labels.
 
     Parameters
     ----------
@@ -300,6 +506,8 @@ def setup_axes(ax, xlim, ylim, title=None):
     xlim, ylim : (2,) float
         ``(low, high)`` limits of the x and y axes.
     title : str, optional
+    xlabel, ylabel : str, optional
+        Axis labels with their unit, e.g. ``"x  (m)"``.
 
     Returns
     -------
@@ -313,6 +521,10 @@ def setup_axes(ax, xlim, ylim, title=None):
         _style_axes(ax)
         if title is not None:
             ax.set_title(title)
+        if xlabel is not None:
+            ax.set_xlabel(xlabel)
+        if ylabel is not None:
+            ax.set_ylabel(ylabel)
     return ax
 
 
@@ -632,6 +844,8 @@ def _pin_points(pin_pts):
 def _label_formatter(t, xlabel, time_format):
     """Function frame value -> label text: ``time_format.format(value)``, or "<xlabel> = value <unit>"."""
     if time_format is not None:
+        if np.all(t == np.round(t)):          # whole numbers (iterations) format as ints: "{:d}" works
+            return lambda v: time_format.format(int(round(v)))
         return time_format.format
     words = " ".join(xlabel.split()) if xlabel else "t"
     match = re.fullmatch(r"(.*?)\s*\(([^()]*)\)", words)
@@ -683,7 +897,8 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
     pin_pts : (p, 2) float array, optional
         Positions of pinned nodes, drawn as ``PIN_C`` squares.
     figsize : (2,) float, default (11, 4)
-        Figure size in inches (at ``DPI``: 1100 x 400 pixels).
+        Figure size in inches: shown at 1100 x 400 CSS pixels (``DPI``), rendered at
+        ``DENSITY`` times that.
     node_size, lw : float
         Node marker area and spring width.
     interval : float, default 50
@@ -713,7 +928,8 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
     label_of = _label_formatter(t, xlabel, time_format)
 
     with style():
-        fig, (ax_s, ax_e) = _new_figure(figsize, ncols=2, gridspec_kw={"width_ratios": [1.1, 1]})
+        fig, (ax_s, ax_e) = _new_figure(figsize, dpi=DENSITY * DPI, ncols=2,
+                                        gridspec_kw={"width_ratios": [1.1, 1]})
         springs, nodes, pins, segments = _animated_network(ax_s, P, E, rest, pin_pts, lims, scene_title,
                                                            node_size, lw)
         stamp = ax_s.text(0.02, 0.96, label_of(t[0]), transform=ax_s.transAxes, ha="left", va="top",
@@ -751,19 +967,47 @@ def _padded(lo, hi, pad):
     return lo - margin, hi + margin
 
 
+REF_STYLES = [("#b03a2e", "--"), ("0.35", ":"), ("#2e86c1", "-.")]
+"""list of (colour, linestyle) : reference lines of the grid animation, in order."""
+
+
+def _polylines(refs, name):
+    """{label: (k, 2) float array} of reference polylines; NaN rows break a polyline into pieces."""
+    if refs is None:
+        return {}
+    if not isinstance(refs, dict):
+        raise ValueError(f"{name} must be a dict {{label: (k, 2) points}}, got {type(refs).__name__}")
+    out = {}
+    for label, pts in refs.items():
+        try:
+            pts = np.asarray(pts, dtype=float)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{name}[{label!r}] must be a numeric (k, 2) array: {err}") from err
+        if pts.ndim != 2 or pts.shape[1] != 2 or pts.shape[0] < 2:
+            raise ValueError(f"{name}[{label!r}] must be a (k, 2) array of k >= 2 points, got shape {pts.shape}")
+        if np.any(np.isinf(pts)):
+            raise ValueError(f"{name}[{label!r}] must not contain inf (NaN rows separate pieces)")
+        out[label] = pts
+    return out
+
+
 def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, suptitle=None,
-                         node_size=40, lw=2.5):
-    """Animate several spring networks side by side on one shared time line.
+                         node_size=40, lw=2.5, t=None, time_format=None, ncols=None, legend_loc="lower left"):
+    """Animate several spring networks in a grid of panels on one shared time line.
 
     Every panel must have the same number of frames T (panels are not resampled: pick
     frames with e.g. ``np.linspace(0, len(states) - 1, T).astype(int)``). A thin bar under
-    the panels shows the progress through the T frames.
+    the panels shows the progress through the T frames; with ``t`` each panel also shows
+    a counter ("time = 1.20 s"), and reference polylines (a rest length, an initial
+    amplitude, a static shape) stay in place, dashed, while the network moves.
 
     Parameters
     ----------
     panels : sequence of dict
         One dict per panel: ``"states"`` (sequence of (n, 2) arrays or (T, n, 2) array),
-        ``"E"`` ((m, 2) int array) and optionally ``"title"`` (str) and ``"rest"`` ((n, 2)).
+        ``"E"`` ((m, 2) int array) and optionally ``"title"`` (str), ``"rest"`` ((n, 2),
+        gray dashes), ``"refs"`` (dict label -> (k, 2) polyline, NaN rows separate
+        pieces), ``"t"`` ((T,) values of this panel's counter) and ``"time_format"``.
     lims : ((xmin, xmax), (ymin, ymax)), optional
         Limits shared by all panels; the bounding box of all states when None.
     fps : float, default 20
@@ -771,14 +1015,23 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     pin_pts : (p, 2) float array, optional
         Pinned positions drawn in every panel.
     figsize : (2,) float, optional
-        ``(4.2 * panels + 0.4, 3.9)`` when None.
+        ``(4.2 * ncols + 0.4, 3.9 * rows)`` when None.
     suptitle : str, optional
     node_size, lw : float
         Node marker area and spring width.
+    t : (T,) float array, optional
+        Counter values of every panel without its own ``"t"`` (e.g. time in seconds).
+    time_format : str, optional
+        Format of the counter, e.g. ``"t = {:.2f} s"``; "time = 1.20 s" when None.
+    ncols : int, optional
+        Panels per row; all in one row when None, ``ncols=1`` stacks them.
+    legend_loc : str, default "lower left"
+        Legend position of the reference lines in each panel that has some.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
+        At ``DENSITY * DPI`` dots per inch.
     anim : simkit.filesystem.BlitAnimation
     """
     if not isinstance(panels, (list, tuple)) or not panels:
@@ -792,25 +1045,39 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         E = _edges(panel["E"], P.shape[1], f"panels[{k}]['E']")
         rest = panel.get("rest")
         rest = None if rest is None else _points(rest, f"panels[{k}]['rest']", P.shape[1])
-        data.append((P, E, panel.get("title"), rest))
-    counts = [P.shape[0] for P, *_ in data]
+        refs = _polylines(panel.get("refs"), f"panels[{k}]['refs']")
+        data.append({"P": P, "E": E, "title": panel.get("title"), "rest": rest, "refs": refs,
+                     "t": panel.get("t", t), "time_format": panel.get("time_format", time_format)})
+    counts = [d["P"].shape[0] for d in data]
     if len(set(counts)) != 1:
         raise ValueError(f"all panels need the same number of frames, got {counts}; resample the states "
                          "(e.g. states[i] for i in np.linspace(0, len(states) - 1, T).astype(int))")
     T = counts[0]
+    for k, d in enumerate(data):
+        if d["t"] is not None:
+            d["t"] = _finite_array(d["t"], f"panels[{k}]['t']" if "t" in panels[k] else "t").reshape(-1)
+            if d["t"].shape[0] != T:
+                raise ValueError(f"t has {d['t'].shape[0]} values but there are {T} frames; pass one per frame")
+            d["label_of"] = _label_formatter(d["t"], "time  (s)", d["time_format"])
     fps = _positive(fps, "fps")
-    lims = _scene_limits(lims) or _auto_scene_limits(np.concatenate([P.reshape(-1, 2) for P, *_ in data]))
+    if ncols is None:
+        ncols = len(data)
+    if isinstance(ncols, (bool, np.bool_)) or not isinstance(ncols, numbers.Integral) or ncols < 1:
+        raise ValueError(f"ncols must be a positive int, got {ncols!r}")
+    ncols = min(int(ncols), len(data))
+    nrows = -(-len(data) // ncols)
+    lims = _scene_limits(lims) or _auto_scene_limits(np.concatenate([d["P"].reshape(-1, 2) for d in data]))
     pin_pts = _pin_points(pin_pts)
     if figsize is None:
-        figsize = (4.2 * len(data) + 0.4, 3.9)
+        figsize = (4.2 * ncols + 0.4, 3.9 * nrows)
 
     with style():
-        fig, axes = _new_figure(figsize, nrows=2, ncols=len(data), squeeze=False,
-                                gridspec_kw={"height_ratios": [1, 0.035]})
-        gs = axes[1, 0].get_subplotspec().get_gridspec()
-        for ax in axes[1]:
+        fig, axes = _new_figure(figsize, dpi=DENSITY * DPI, nrows=nrows + 1, ncols=ncols, squeeze=False,
+                                gridspec_kw={"height_ratios": [1] * nrows + [0.035 * nrows ** 0.5]})
+        gs = axes[-1, 0].get_subplotspec().get_gridspec()
+        for ax in axes.flat[len(data):]:
             ax.remove()
-        ax_time = fig.add_subplot(gs[1, :])
+        ax_time = fig.add_subplot(gs[-1, :])
         ax_time.set_xlim(0, 1)
         ax_time.set_ylim(0, 1)
         ax_time.set_axis_off()
@@ -818,10 +1085,19 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         bar = ax_time.add_patch(Rectangle((0, 0), 1.0 if T == 1 else 0.0, 1, color=SPRING_EDGE, lw=0,
                                           zorder=ANIM_Z))
         moving, pin_artists = [], []
-        for ax, (P, E, title, rest) in zip(axes[0], data):
-            springs, nodes, pins, segments = _animated_network(ax, P, E, rest, pin_pts, lims, title,
-                                                               node_size, lw)
-            moving.append((springs, nodes, P, segments))
+        for ax, d in zip(axes.flat, data):
+            for (label, pts), (color, ls) in zip(d["refs"].items(), REF_STYLES * len(d["refs"])):
+                ax.plot(pts[:, 0], pts[:, 1], color=color, ls=ls, lw=1.4, label=label, zorder=ANIM_Z - 1)
+            springs, nodes, pins, segments = _animated_network(ax, d["P"], d["E"], d["rest"], pin_pts, lims,
+                                                               d["title"], node_size, lw)
+            if d["refs"]:
+                ax.legend(loc=legend_loc, fontsize=8.5)
+            stamp = None
+            if d["t"] is not None:
+                stamp = ax.text(0.015, 0.965, d["label_of"](d["t"][0]), transform=ax.transAxes, ha="left",
+                                va="top", fontsize=9.5, color="0.2", zorder=ANIM_Z + 3,
+                                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1.5})
+            moving.append((springs, nodes, stamp, d, segments))
             if pins is not None:
                 pin_artists.append(pins)
         if suptitle is not None:
@@ -829,12 +1105,15 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         fig.tight_layout()
 
     def update(i):
-        for springs, nodes, P, segments in moving:
+        for springs, nodes, stamp, d, segments in moving:
             springs.set_segments(segments[i])
-            nodes.set_offsets(P[i])
+            nodes.set_offsets(d["P"][i])
+            if stamp is not None:
+                stamp.set_text(d["label_of"](d["t"][i]))
         bar.set_width(i / (T - 1) if T > 1 else 1.0)
 
-    artists = [bar, *(a for springs, nodes, _, _ in moving for a in (springs, nodes)), *pin_artists]
+    artists = [bar, *(a for springs, nodes, stamp, _, _ in moving for a in (springs, nodes, stamp)
+                      if a is not None), *pin_artists]
     return fig, BlitAnimation(fig, update, T, artists, interval=1000.0 / fps)
 
 
@@ -842,15 +1121,19 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
 # video
 # ---------------------------------------------------------------------------------------
 
-def embed_video(path):
+def embed_video(path, alt=None, width=None):
     """An HTML5 video (controls, loop, muted, playsinline) with the MP4 inlined as a base64 data URI.
 
-    The video plays in Jupyter and on the static website with no file to copy.
+    The video plays in Jupyter and on the static website (offline too) with no file to copy.
 
     Parameters
     ----------
     path : str or os.PathLike
         Existing ``.mp4`` file.
+    alt : str, optional
+        What the video shows: its ``aria-label`` and the text shown where video cannot play.
+    width : int, optional
+        Display width in CSS pixels (the video scales down to narrower columns).
 
     Returns
     -------
@@ -863,13 +1146,22 @@ def embed_video(path):
         raise ValueError(f"path must be an .mp4 file, got {path!r}")
     if not os.path.isfile(path):
         raise ValueError(f"path {path!r} does not exist; write it first with save_animation or show_video")
+    if alt is not None and not isinstance(alt, str):
+        raise TypeError(f"alt must be a str, got {type(alt).__name__}")
+    if width is not None and (isinstance(width, bool) or not isinstance(width, numbers.Integral) or width < 1):
+        raise ValueError(f"width must be a positive int of CSS pixels, got {width!r}")
+    from html import escape
+
     from IPython.display import HTML
 
     with open(path, "rb") as fh:
         data = base64.b64encode(fh.read()).decode("ascii")
-    return HTML('<video controls loop muted playsinline style="max-width: 100%; height: auto;">'
-                f'<source src="data:video/mp4;base64,{data}" type="video/mp4">'
-                "Your browser does not support HTML5 video.</video>")
+    label = f' aria-label="{escape(alt)}"' if alt else ""
+    size = f' width="{width}"' if width else ""
+    fallback = escape(alt) if alt else "Your browser does not support HTML5 video."
+    return HTML(f'<video controls loop muted playsinline preload="auto"{label}{size} '
+                'style="max-width: 100%; height: auto;">'
+                f'<source src="data:video/mp4;base64,{data}" type="video/mp4">{fallback}</video>')
 
 
 def show_video(fig, anim, path, fps=20, copy_to=None):

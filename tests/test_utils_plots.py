@@ -295,3 +295,70 @@ def test_loglog_plot_reference_slopes():
 def test_loglog_plot_bad_input(x, series, match):
     with pytest.raises(ValueError, match=match):
         utils.loglog_plot(x, series)
+
+
+# ---------------------------------------------------------------------------------------
+# Chapter: the one publishing call of a chapter
+# ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def chapter(tmp_path, monkeypatch):
+    monkeypatch.setattr(utils, "ROOT", str(tmp_path / "repo"))
+    monkeypatch.setenv(utils.MEDIA_ENV, str(tmp_path / "staging"))
+    return utils.Chapter("011_mass_springs")
+
+
+@pytest.mark.parametrize("name", ["11_mass", "011", "011_Mass", "011-mass", "../011_x", None])
+def test_chapter_bad_name(name):
+    with pytest.raises(ValueError, match="name must be a notebook name 'NNN_topic'"):
+        utils.Chapter(name)
+
+
+def test_chapter_paths_follow_results_and_media_dir(chapter, tmp_path):
+    assert (chapter.name, chapter.prefix) == ("011_mass_springs", "011")
+    assert chapter.results_dir == str(tmp_path / "repo" / "results" / "011_mass_springs")
+    result, published = chapter.paths("cable_static", ".mp4")
+    assert result == str(tmp_path / "repo" / "results" / "011_mass_springs" / "cable_static.mp4")
+    assert published == str(tmp_path / "staging" / "011_cable_static.mp4")
+    with pytest.raises(ValueError, match="name must be a lower-case media name"):
+        chapter.paths("Cable static", ".png")
+
+
+def test_chapter_figure_publishes_at_double_density_and_closes(chapter, tmp_path):
+    fig, ax = utils.line_plot([0, 1], {"a": [0, 1]}, figsize=(4, 3))
+    shown = chapter.figure(fig, "line")
+    assert not plt.fignum_exists(fig.number)
+    result = tmp_path / "repo" / "results" / "011_mass_springs" / "line.png"
+    published = tmp_path / "staging" / "011_line.png"
+    assert result.read_bytes() == published.read_bytes() == shown.data
+    width = int.from_bytes(shown.data[16:20], "big")
+    assert 2 * 380 <= width <= 2 * 400, "about 2 x 400 pixels: 4 inches at DENSITY x DPI (tight bbox)"
+    assert shown.width == round(width / utils.DENSITY)
+    fig, ax = utils.line_plot([0, 1], {"a": [0, 1]}, figsize=(4, 3))
+    assert chapter.figure(fig, "line").data == shown.data, "byte-reproducible"
+
+
+def test_chapter_video_publishes_embeds_with_alt_and_width(chapter, tmp_path):
+    X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    states = [X + [[0, 0], [0.1 * i, 0]] for i in range(3)]
+    fig, anim = utils.animate_springs_grid([{"states": states, "E": [[0, 1]]}], figsize=(3, 2),
+                                           lims=((-0.5, 1.5), (-0.5, 0.5)))
+    html = chapter.video(fig, anim, "spring", fps=10, alt="A spring stretches to the right.").data
+    assert not plt.fignum_exists(fig.number)
+    assert 'aria-label="A spring stretches to the right."' in html and 'width="300"' in html
+    assert (tmp_path / "staging" / "011_spring.mp4").read_bytes() == (
+        tmp_path / "repo" / "results" / "011_mass_springs" / "spring.mp4").read_bytes()
+
+
+def test_chapter_video_refuses_frames_outside_and_missing_alt(chapter, tmp_path):
+    X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    states = [X + [[0, 0], [0.5 * i, 0]] for i in range(4)]       # the free node runs out of the window
+    fig, anim = utils.animate_springs_grid([{"states": states, "E": [[0, 1]], "title": "run"}],
+                                           lims=((-0.5, 1.6), (-0.5, 0.5)))
+    with pytest.raises(ValueError, match="escape: frame 2 of 4 draws a point at"):
+        chapter.video(fig, anim, "escape", fps=10, alt="A spring stretches far.")
+    assert not plt.fignum_exists(fig.number)
+    fig, anim = utils.animate_springs_grid([{"states": states[:2], "E": [[0, 1]]}])
+    with pytest.raises(ValueError, match="alt must describe the video"):
+        chapter.video(fig, anim, "short", fps=10, alt="video")
+    assert not (tmp_path / "staging").exists() or not list((tmp_path / "staging").iterdir())

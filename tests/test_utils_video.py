@@ -22,7 +22,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Animation was deleted without re
 N_NODES = 5
 N_FRAMES = 7
 FPS = 10
-SMALL = (5.0, 2.0)          # inches: 500 x 200 pixel videos keep the suite fast
+SMALL = (5.0, 2.0)          # inches: 1000 x 400 pixel videos (DENSITY 2) keep the suite fast
 
 
 @pytest.fixture(autouse=True)
@@ -96,7 +96,8 @@ def test_energy_animation_video(tmp_path):
     assert isinstance(anim, BlitAnimation) and anim.n_frames == N_FRAMES
     path = save_animation(anim, tmp_path / "energy.mp4", fps=FPS)
     _assert_video(path, N_FRAMES, FPS)
-    assert probe_video(path)["width"] == 500 and probe_video(path)["height"] == 200
+    # rendered at DENSITY device pixels per CSS pixel: 2 x (500 x 200)
+    assert probe_video(path)["width"] == 1000 and probe_video(path)["height"] == 400
     again = save_animation(_energy_animation()[1], tmp_path / "again.mp4", fps=FPS)
     with open(path, "rb") as f0, open(again, "rb") as f1:
         assert f0.read() == f1.read()
@@ -291,3 +292,62 @@ def test_show_video_rejects_non_figure(tmp_path):
     _, anim = _energy_animation()
     with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
         utils.show_video("fig", anim, tmp_path / "v.mp4")
+
+
+# ---------------------------------------------------------------------------------------
+# grid counters, reference lines, stacked panels
+# ---------------------------------------------------------------------------------------
+
+def test_grid_animation_counter_refs_and_stacked_panels():
+    states, E, X, t, _ = _cable()
+    amplitude = np.array([[0.0, -0.8], [2.0, -0.8], [np.nan, np.nan], [0.0, 0.8], [2.0, 0.8]])
+    panels = [{"states": states, "E": E, "title": "time", "refs": {"rest": X, "amplitude": amplitude}},
+              {"states": states, "E": E, "title": "iterations", "t": np.arange(N_FRAMES),
+               "time_format": "Newton iteration {:d}"}]
+    fig, anim = utils.animate_springs_grid(panels, t=t, ncols=1, figsize=(4, 4), lims=((-0.5, 2.5), (-1, 1)))
+    top, bottom = [ax for ax in fig.axes if ax.axison]
+    assert top.get_position().y0 > bottom.get_position().y1, "ncols=1 stacks the panels"
+    refs = [line for line in top.lines if not line.get_animated()]
+    assert [line.get_label() for line in refs] == ["rest", "amplitude"]
+    np.testing.assert_allclose(refs[1].get_xydata(), amplitude)
+    assert [t.get_text() for t in top.get_legend().get_texts()] == ["rest", "amplitude"]
+    anim.set_frame(3)
+    stamps = [[txt for txt in ax.texts if txt.get_animated()][0].get_text() for ax in (top, bottom)]
+    assert stamps == [f"time = {t[3]:.2f} s", "Newton iteration 3"]
+    _assert_blit_equals_redraw(fig, anim)
+
+
+@pytest.mark.parametrize("panel, kwargs, match", [
+    ({"refs": [[0, 0], [1, 1]]}, {}, r"panels\[0\]\['refs'\] must be a dict"),
+    ({"refs": {"a": np.zeros((1, 2))}}, {}, r"panels\[0\]\['refs'\]\['a'\] must be a \(k, 2\) array"),
+    ({"refs": {"a": [[0, 0], [np.inf, 1]]}}, {}, "must not contain inf"),
+    ({}, {"t": np.arange(N_FRAMES - 1)}, f"t has {N_FRAMES - 1} values but there are {N_FRAMES} frames"),
+    ({}, {"ncols": 0}, "ncols must be a positive int"),
+])
+def test_grid_animation_bad_refs_counter_layout(panel, kwargs, match):
+    states, E, *_ = _cable()
+    with pytest.raises(ValueError, match=match):
+        utils.animate_springs_grid([{"states": states, "E": E, **panel}], **kwargs)
+
+
+# ---------------------------------------------------------------------------------------
+# check_frames_inside
+# ---------------------------------------------------------------------------------------
+
+def test_check_frames_inside_passes_fitting_frames_and_names_the_first_escape():
+    states, E, X, t, ke = _cable()
+    fig, anim = _energy_animation(lims=((-0.5, 2.5), (-1.2, 0.4)))
+    utils.check_frames_inside(anim, "fits")          # every state lies in the window
+    fig, anim = _energy_animation(lims=((-0.5, 2.5), (-0.5, 0.4)))
+    first = next(i for i, s in enumerate(states) if s[:, 1].min() < -0.5)
+    with pytest.raises(ValueError, match=rf"swing: frame {first} of {N_FRAMES} draws a point at .* in 'cable', "
+                                         r"outside its limits .* widen lims"):
+        utils.check_frames_inside(anim, "swing")
+
+
+def test_check_frames_inside_covers_grid_panels():
+    states, E, *_ = _cable()
+    fig, anim = utils.animate_springs_grid([{"states": states, "E": E, "title": "p"}],
+                                           lims=((-0.5, 2.5), (-0.2, 0.4)))
+    with pytest.raises(ValueError, match="in 'p', outside its limits"):
+        utils.check_frames_inside(anim)
