@@ -25,6 +25,11 @@ energy terms
     ``SpringEnergy``, ``PenaltySpring``, ``Gravity``, ``Inertia``: objects with
     ``energy(x) -> float``, ``gradient(x) -> (N, 1)``, ``hessian(x) -> sparse (N, N)`` for
     stacked node-major positions ``x`` of shape ``(N, 1)``, ``N = n * dim``.
+3D meshes
+    ``View``, ``view_basis``, ``plot_mesh_3d``, ``mesh_limits``, ``plot_meshes_3d``,
+    ``animate_meshes_3d`` (flat-shaded triangle meshes by a fixed camera),
+    ``plot_sheet_hinges``, ``plot_hinge_3d``, ``profile_plot`` and ``mesh_viewer_html``
+    (an offline, interactive plotly view of a precomputed trajectory).
 """
 import base64
 import math
@@ -33,10 +38,11 @@ import os
 import re
 from typing import NamedTuple
 
+import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import numpy as np
 import scipy.sparse as sps
-from matplotlib.collections import LineCollection
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
@@ -378,10 +384,10 @@ def _finite_array(a, name, dtype=float):
     return arr
 
 
-def _points(X, name, n=None):
+def _points(X, name, n=None, dim=2):
     X = _finite_array(X, name)
-    if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] == 0:
-        raise ValueError(f"{name} must be an (n, 2) array of 2D positions with n >= 1, got shape {X.shape}")
+    if X.ndim != 2 or X.shape[1] != dim or X.shape[0] == 0:
+        raise ValueError(f"{name} must be an (n, {dim}) array of {dim}D positions with n >= 1, got shape {X.shape}")
     if n is not None and X.shape[0] != n:
         raise ValueError(f"{name} must have {n} rows (one per node), got {X.shape[0]}")
     return X
@@ -1415,3 +1421,631 @@ class Inertia:
         """Constant Hessian ``M / h^2``, (N, N) sparse matrix."""
         self._state(x)
         return simkit.energies.kinetic_hessian_be(self.M, self.h)
+
+
+# ---------------------------------------------------------------------------------------
+# 3D meshes: shaded triangle meshes, hinges, profiles and the interactive view
+# ---------------------------------------------------------------------------------------
+# A fixed orthographic camera looks at the scene; y is up (simkit's gravity axis). Each
+# triangle is flat-shaded by its face normal under a light fixed to the camera, in one
+# colour on its front (the side its normal points to) and another on its back, and the
+# triangles are painted far to near. Everything is drawn in an ordinary 2D Axes, so a
+# frame is one PolyCollection that BlitAnimation redraws quickly.
+
+CLOTH_FRONT = "#4f86c6"     # front side of a sheet (its normals' side): blue
+CLOTH_BACK = "#e2b179"      # back side: sand
+HINGE_C = "#c0392b"         # hinge edges and the hinge being explained: red
+BOUNDARY_C = "0.55"         # boundary edges (springs that carry no hinge)
+AMBIENT = 0.45              # shade = AMBIENT + DIFFUSE * max(n . light, 0)
+DIFFUSE = 0.55
+EDGE_SHADE = 0.88           # triangle outlines: the face colour darkened by this factor
+
+
+class View(NamedTuple):
+    """A fixed orthographic camera: ``elev`` above the horizontal plane, ``azim`` about the y axis (degrees).
+
+    At ``azim = 0`` the camera looks along -z (the x axis points right); positive ``azim``
+    swings it towards +x.
+    """
+
+    elev: float = 20.0
+    azim: float = -30.0
+
+
+VIEW_3D = View()
+"""View : the default camera of the 3D helpers."""
+
+
+def _view(view):
+    if view is None:
+        return VIEW_3D
+    try:
+        elev, azim = (float(v) for v in view)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"view must be a View(elev, azim) in degrees, got {view!r}") from err
+    if not (math.isfinite(elev) and math.isfinite(azim)) or abs(elev) >= 90.0:
+        raise ValueError(f"view must have finite angles with |elev| < 90 degrees, got {view!r}")
+    return View(elev, azim)
+
+
+def view_basis(view=None):
+    """Screen axes of a camera: unit vectors right, up and towards the camera, in world coordinates.
+
+    Parameters
+    ----------
+    view : View, optional
+        Camera; ``VIEW_3D`` when None.
+
+    Returns
+    -------
+    basis : (3, 3) float array
+        Rows ``right, up, toward``: a point X is drawn at ``(X . right, X . up)`` with depth
+        ``X . toward`` (larger is nearer).
+    """
+    elev, azim = np.radians(_view(view))
+    toward = np.array([np.cos(elev) * np.sin(azim), np.sin(elev), np.cos(elev) * np.cos(azim)])
+    right = np.array([np.cos(azim), 0.0, -np.sin(azim)])
+    up = np.cross(toward, right)
+    return np.vstack([right, up, toward])
+
+
+def _points3(X, name, n=None):
+    return _points(X, name, n, dim=3)
+
+
+def _triangles(F, n, name="F"):
+    F = np.asarray(F)
+    if F.ndim != 2 or F.shape[1] != 3 or F.shape[0] == 0:
+        raise ValueError(f"{name} must be an (f, 3) int array of triangles with f >= 1, got shape {F.shape}")
+    if not np.issubdtype(F.dtype, np.integer):
+        raise ValueError(f"{name} must hold integer node indices, got dtype {F.dtype}")
+    if F.min() < 0 or F.max() >= n:
+        raise ValueError(f"{name} indices must lie in [0, {n}) for {n} nodes, got [{F.min()}, {F.max()}]")
+    return F.astype(np.intp)
+
+
+def _states3(states, name="states"):
+    arr = _finite_array(states, name) if isinstance(states, np.ndarray) else None
+    if arr is None:
+        states = list(states)
+        if not states or len({np.shape(s) for s in states}) != 1:
+            raise ValueError(f"{name} must be a non-empty sequence of (n, 3) arrays of one shape")
+        arr = _finite_array(states, name)
+    if arr.ndim != 3 or arr.shape[2] != 3 or 0 in arr.shape[:2]:
+        raise ValueError(f"{name} must be a sequence of (n, 3) position arrays, got shape {arr.shape}")
+    return arr
+
+
+def _rgb(color, name):
+    try:
+        return np.array(mcolors.to_rgb(color))
+    except ValueError as err:
+        raise ValueError(f"{name} must be a matplotlib colour, got {color!r}") from err
+
+
+def _shaded_faces(X, F, basis, front, back):
+    """Screen triangles (f, 3, 2) and RGBA colours (f, 4), sorted far to near."""
+    tri = X[F]
+    normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    length = np.linalg.norm(normal, axis=1, keepdims=True)
+    normal = normal / np.where(length > 0, length, 1.0)
+    right, up, toward = basis
+    facing = normal @ toward >= 0.0
+    seen = np.where(facing[:, None], normal, -normal)          # the normal of the side the camera sees
+    light = _unit(toward + 0.2 * up)                            # a headlight, raised a little
+    shade = AMBIENT + DIFFUSE * np.clip(seen @ light, 0.0, 1.0)
+    rgba = np.ones((F.shape[0], 4))
+    rgba[:, :3] = np.where(facing[:, None], front, back) * shade[:, None]
+    order = np.argsort(tri.mean(axis=1) @ toward, kind="stable")
+    screen = np.stack([tri @ right, tri @ up], axis=-1)
+    return screen[order], rgba[order]
+
+
+def _unit(v):
+    return v / np.linalg.norm(v)
+
+
+def _edge_rgba(rgba):
+    out = rgba.copy()
+    out[:, :3] *= EDGE_SHADE
+    return out
+
+
+def _screen_limits(points, basis, pad=0.04):
+    """((xmin, xmax), (ymin, ymax)) of the projection of points (..., 3), with a relative margin."""
+    P = points.reshape(-1, 3)
+    return _auto_scene_limits(np.column_stack([P @ basis[0], P @ basis[1]]), pad=pad)
+
+
+def _scene_axes(ax, lims, title):
+    """A 3D scene Axes: fixed limits, equal aspect, no frame or ticks."""
+    ax.set_xlim(*lims[0])
+    ax.set_ylim(*lims[1])
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    if title is not None:
+        ax.set_title(title)
+
+
+class MeshArtists(NamedTuple):
+    """Artists drawn by ``plot_mesh_3d`` (``pins`` is None when no pin is drawn)."""
+
+    faces: PolyCollection
+    pins: object
+
+
+def plot_mesh_3d(ax, X, F, pins=None, view=None, lims=None, title=None, front=CLOTH_FRONT, back=CLOTH_BACK,
+                 edge_lw=0.3, pin_size=42.0, *, zorder=2.0):
+    """Draw a triangle mesh in 3D, flat-shaded by face normal, seen by a fixed orthographic camera.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        A 2D Axes; its frame and ticks are switched off.
+    X : (n, 3) float array
+        Node positions (y up).
+    F : (f, 3) int array
+        Triangles; a triangle's front is the side its normal ``(X1-X0) x (X2-X0)`` points to.
+    pins : (p,) int array, optional
+        Pinned nodes, drawn as ``PIN_C`` squares above the mesh.
+    view : View, optional
+        Camera; ``VIEW_3D`` when None.
+    lims : ((xmin, xmax), (ymin, ymax)), optional
+        Screen-space limits (e.g. ``mesh_limits`` of several meshes); the mesh's own when None.
+    title : str, optional
+    front, back : colour
+        Colours of the two sides, before shading.
+    edge_lw : float, default 0.3
+        Width of the triangle outlines (0: none).
+    pin_size : float, default 42
+        Marker area of the pins.
+    zorder : float, default 2
+
+    Returns
+    -------
+    artists : MeshArtists
+        ``(faces, pins)``.
+    """
+    X = _points3(X, "X")
+    F = _triangles(F, X.shape[0])
+    pins = _indices(pins if pins is not None else [], X.shape[0], "pins")
+    basis = view_basis(view)
+    lims = _scene_limits(lims) or _screen_limits(X, basis)
+    front, back = _rgb(front, "front"), _rgb(back, "back")
+    screen, rgba = _shaded_faces(X, F, basis, front, back)
+    with style():
+        faces = PolyCollection(screen, facecolors=rgba, edgecolors=_edge_rgba(rgba), linewidths=edge_lw,
+                               zorder=zorder)
+        ax.add_collection(faces)
+        pin_art = None
+        if pins.size:
+            pin_art = ax.scatter(X[pins] @ basis[0], X[pins] @ basis[1], s=pin_size, marker="s", color=PIN_C,
+                                 edgecolors="white", linewidths=0.8, zorder=zorder + 1)
+        _scene_axes(ax, lims, title)
+    return MeshArtists(faces, pin_art)
+
+
+def mesh_limits(states, view=None, pad=0.04):
+    """Screen-space limits enclosing every given state, for one fixed camera over frames or panels.
+
+    Parameters
+    ----------
+    states : sequence of (n, 3) float arrays, or (T, n, 3) float array
+    view : View, optional
+    pad : float, default 0.04
+        Margin, relative to the larger extent.
+
+    Returns
+    -------
+    lims : ((xmin, xmax), (ymin, ymax))
+    """
+    pts = np.concatenate([_points3(s, "states[i]") for s in states]) if not isinstance(
+        states, np.ndarray) else _states3(states).reshape(-1, 3)
+    return _screen_limits(pts, view_basis(view), pad=pad)
+
+
+def _panels3d(panels):
+    if not isinstance(panels, (list, tuple)) or not panels:
+        raise ValueError("panels must be a non-empty list of dicts {'states' or 'X', 'F', 'title', 'pins'}")
+    out = []
+    for k, panel in enumerate(panels):
+        if not isinstance(panel, dict) or "F" not in panel or ("states" not in panel and "X" not in panel):
+            raise ValueError(f"panels[{k}] must be a dict with keys 'F' and 'states' (or 'X'), "
+                             "optionally 'title' and 'pins'")
+        P = _states3(panel["states"], f"panels[{k}]['states']") if "states" in panel else \
+            _points3(panel["X"], f"panels[{k}]['X']")[None]
+        F = _triangles(panel["F"], P.shape[1], f"panels[{k}]['F']")
+        pins = _indices(panel.get("pins", []), P.shape[1], f"panels[{k}]['pins']")
+        out.append((P, F, panel.get("title"), pins))
+    return out
+
+
+def plot_meshes_3d(panels, view=None, shared_lims=True, figsize=None, suptitle=None, ncols=None, **mesh_kw):
+    """Several shaded meshes side by side, seen by one camera (a row, or a grid of ``ncols`` columns).
+
+    Parameters
+    ----------
+    panels : sequence of dict
+        One dict per panel: ``"X"`` ((n, 3) positions), ``"F"`` ((f, 3) triangles) and optionally
+        ``"title"`` (str) and ``"pins"`` ((p,) int).
+    view : View, optional
+    shared_lims : bool, default True
+        One scale for all panels (sizes compare); each panel fills its own Axes otherwise.
+    figsize : (2,) float, optional
+        ``(3.4 * ncols, 3.2 * nrows)`` when None.
+    suptitle : str, optional
+    ncols : int, optional
+        Panels per row; all in one row when None.
+    **mesh_kw
+        Passed to ``plot_mesh_3d`` (``front``, ``back``, ``edge_lw``, ...).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    axes : (len(panels),) array of matplotlib.axes.Axes
+    """
+    data = _panels3d(panels)
+    ncols = len(data) if ncols is None else int(ncols)
+    nrows = -(-len(data) // ncols)
+    basis_view = _view(view)
+    lims = mesh_limits([P[0] for P, *_ in data], basis_view) if shared_lims else None
+    with style():
+        fig, axes = _new_figure(figsize or (3.4 * ncols, 3.2 * nrows), nrows=nrows, ncols=ncols, squeeze=False)
+        axes = axes.ravel()
+        for ax, (P, F, title, pins) in zip(axes, data):
+            plot_mesh_3d(ax, P[0], F, pins=pins, view=basis_view, lims=lims, title=title, **mesh_kw)
+        for ax in axes[len(data):]:
+            ax.remove()
+        if suptitle is not None:
+            fig.suptitle(suptitle)
+        fig.tight_layout()
+    return fig, axes[:len(data)]
+
+
+def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_format="t = {:.2f} s",
+                      ncols=None, fps=30, **mesh_kw):
+    """Animate one or several shaded triangle meshes on a shared time line, by one fixed camera.
+
+    The camera and the limits are fixed over the whole clip (one scale for all panels), so
+    motion reads as motion; a counter in the first panel gives the time, pins are marked.
+
+    Parameters
+    ----------
+    panels : sequence of dict
+        One dict per panel: ``"states"`` ((T, n, 3) positions per frame), ``"F"`` ((f, 3)
+        triangles) and optionally ``"title"`` (str) and ``"pins"`` ((p,) int). Every panel has
+        the same T.
+    t : (T,) float array
+        Time of each frame.
+    view : View, optional
+    figsize : (2,) float, optional
+        ``(3.6 * ncols + 0.2, 3.6 * nrows)`` when None.
+    suptitle : str, optional
+    time_format : str, default "t = {:.2f} s"
+    ncols : int, optional
+        Panels per row; all in one row when None.
+    fps : float, default 30
+        Live playback rate (the video rate is ``save_animation``'s fps).
+    **mesh_kw
+        Passed to ``plot_mesh_3d`` (``front``, ``back``, ``edge_lw``, ``pin_size``).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    anim : simkit.filesystem.BlitAnimation
+    """
+    data = _panels3d(panels)
+    counts = {P.shape[0] for P, *_ in data}
+    if len(counts) != 1:
+        raise ValueError(f"all panels need the same number of frames, got {sorted(counts)}")
+    T = counts.pop()
+    t = _finite_array(t, "t").reshape(-1)
+    if t.shape[0] != T:
+        raise ValueError(f"t has {t.shape[0]} values but the panels have {T} frames; pass one t per frame")
+    fps = _positive(fps, "fps")
+    view = _view(view)
+    basis = view_basis(view)
+    lims = mesh_limits(np.concatenate([P.reshape(-1, 3) for P, *_ in data])[None], view)
+    ncols = len(data) if ncols is None else int(ncols)
+    nrows = -(-len(data) // ncols)
+    front = _rgb(mesh_kw.get("front", CLOTH_FRONT), "front")
+    back = _rgb(mesh_kw.get("back", CLOTH_BACK), "back")
+    with style():
+        fig, axes = _new_figure(figsize or (3.6 * ncols + 0.2, 3.6 * nrows), dpi=DENSITY * DPI, nrows=nrows,
+                                ncols=ncols, squeeze=False)
+        axes = axes.ravel()
+        moving = []
+        for ax, (P, F, title, pins) in zip(axes, data):
+            art = plot_mesh_3d(ax, P[0], F, pins=pins, view=view, lims=lims, title=title,
+                               zorder=ANIM_Z, **mesh_kw)
+            moving.append((art, P, F, pins))
+        for ax in axes[len(data):]:
+            ax.remove()
+        stamp = axes[0].text(0.02, 0.98, time_format.format(t[0]), transform=axes[0].transAxes, ha="left",
+                             va="top", fontsize=10, color="0.25", zorder=ANIM_Z + 3)
+        if suptitle is not None:
+            fig.suptitle(suptitle)
+        fig.tight_layout()
+
+    def update(i):
+        for art, P, F, pins in moving:
+            screen, rgba = _shaded_faces(P[i], F, basis, front, back)
+            art.faces.set_verts(screen)
+            art.faces.set_facecolor(rgba)
+            art.faces.set_edgecolor(_edge_rgba(rgba))
+            if art.pins is not None:
+                art.pins.set_offsets(np.column_stack([P[i, pins] @ basis[0], P[i, pins] @ basis[1]]))
+        stamp.set_text(time_format.format(t[i]))
+
+    artists = [stamp]
+    for art, *_ in moving:
+        artists.append(art.faces)
+        if art.pins is not None:
+            artists.append(art.pins)
+    return fig, BlitAnimation(fig, update, T, artists, interval=1000.0 / fps)
+
+
+def plot_sheet_hinges(ax, X, F, C, hinge=None, title=None, labels=("e0", "e1", "o0", "o1")):
+    """Top view of a flat sheet: its springs (edges), the hinges on its interior edges, one hinge explained.
+
+    Boundary edges (springs only) are gray, interior edges (a spring and a hinge each) red;
+    the highlighted hinge's two triangles are filled with the sheet's front and back colours
+    and its four nodes labelled in the order ``(e0, e1, o0, o1)`` of ``simkit.hinge_quads``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    X : (n, 3) float array
+        Node positions of a sheet lying in a plane y = const (drawn in its (x, z) coordinates).
+    F : (f, 3) int array
+        Triangles.
+    C : (c, 4) int array
+        Hinge quads ``(e0, e1, o0, o1)``.
+    hinge : int, optional
+        Row of C to highlight.
+    title : str, optional
+    labels : (4,) str
+        Labels of the highlighted hinge's nodes.
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+    """
+    X = _points3(X, "X")
+    n = X.shape[0]
+    F = _triangles(F, n)
+    C = np.asarray(C)
+    if C.ndim != 2 or C.shape[1] != 4 or not np.issubdtype(C.dtype, np.integer):
+        raise ValueError(f"C must be a (c, 4) int array of hinge quads, got shape {C.shape}")
+    C = _indices(C, n, "C").reshape(-1, 4)
+    if hinge is not None and not 0 <= int(hinge) < C.shape[0]:
+        raise ValueError(f"hinge must be a row of C in [0, {C.shape[0]}), got {hinge!r}")
+    P = X[:, [0, 2]]
+    E = np.unique(np.sort(np.concatenate([F[:, [0, 1]], F[:, [1, 2]], F[:, [2, 0]]]), axis=1), axis=0)
+    interior = {tuple(e) for e in np.sort(C[:, :2], axis=1)}
+    is_hinge = np.array([tuple(e) in interior for e in E])
+    with style():
+        ax.add_collection(LineCollection(P[E[~is_hinge]], colors=BOUNDARY_C, linewidths=1.6, zorder=2,
+                                         label="boundary edge: spring"))
+        ax.add_collection(LineCollection(P[E[is_hinge]], colors=HINGE_C, linewidths=1.0, alpha=0.75, zorder=2,
+                                         label="interior edge: spring + hinge"))
+        ax.scatter(P[:, 0], P[:, 1], s=10, color=SPRING_EDGE, zorder=3)
+        if hinge is not None:
+            e0, e1, o0, o1 = C[int(hinge)]
+            ax.add_collection(PolyCollection([P[[e0, e1, o0]], P[[e1, e0, o1]]], facecolors=[CLOTH_FRONT, CLOTH_BACK],
+                                             edgecolors="none", alpha=0.85, zorder=1))
+            ax.plot(*P[[e0, e1]].T, color=HINGE_C, lw=3.2, solid_capstyle="round", zorder=4)
+            centre = P[[e0, e1, o0, o1]].mean(axis=0)
+            for node, text in zip((e0, e1, o0, o1), labels):
+                offset = _unit(P[node] - centre + 1e-12) * 0.045 * np.ptp(P, axis=0).max()
+                ax.annotate(text, P[node], xytext=P[node] + offset, ha="center", va="center", fontsize=10,
+                            fontweight="bold", color=SPRING_EDGE, zorder=5)
+        ax.set_aspect("equal")
+        ax.autoscale_view()
+        ax.margins(0.06)
+        ax.set_xlabel("x  (m)")
+        ax.set_ylabel("z  (m)")
+        _style_axes(ax, grid=False)
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2, frameon=False)
+        if title is not None:
+            ax.set_title(title)
+    return ax
+
+
+def plot_hinge_3d(ax, X4, view=None, title=None, labels=("e0", "e1", "o0", "o1"), normal_length=0.5):
+    """One folded hinge in 3D: its two triangles shaded, the hinge edge, both face normals, labelled nodes.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    X4 : (4, 3) float array
+        Positions of the hinge's nodes in the order ``(e0, e1, o0, o1)``; the triangles are
+        ``(e0, e1, o0)`` and ``(e1, e0, o1)``.
+    view : View, optional
+    title : str, optional
+    labels : (4,) str
+    normal_length : float, default 0.5
+        Length of the drawn normals, relative to the hinge edge.
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+    """
+    X4 = _points3(X4, "X4", 4)
+    F = np.array([[0, 1, 2], [1, 0, 3]])
+    basis = view_basis(view)
+    tri = X4[F]
+    normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    normals = normals / np.linalg.norm(normals, axis=1, keepdims=True)
+    tips = tri.mean(axis=1) + normal_length * np.linalg.norm(X4[1] - X4[0]) * normals
+    lims = _screen_limits(np.vstack([X4, tips]), basis, pad=0.12)
+    plot_mesh_3d(ax, X4, F, view=view, lims=lims, title=title, edge_lw=0.8)
+    to2 = lambda Y: np.column_stack([Y @ basis[0], Y @ basis[1]])  # noqa: E731
+    with style():
+        ax.plot(*to2(X4[:2]).T, color=HINGE_C, lw=3.2, solid_capstyle="round", zorder=4)
+        for k, (start, tip) in enumerate(zip(to2(tri.mean(axis=1)), to2(tips))):
+            ax.annotate("", xy=tip, xytext=start, zorder=5,
+                        arrowprops=dict(arrowstyle="-|>", color=SPRING_EDGE, lw=1.4))
+            ax.annotate(f"$n_{k}$", tip, xytext=(4, 4), textcoords="offset points", fontsize=11,
+                        color=SPRING_EDGE, zorder=5)
+        P = to2(X4)
+        centre = P.mean(axis=0)
+        span = np.ptp(P, axis=0).max()
+        for p, text in zip(P, labels):
+            ax.annotate(text, p, xytext=p + _unit(p - centre + 1e-12) * 0.07 * span, ha="center", va="center",
+                        fontsize=10, fontweight="bold", color=SPRING_EDGE, zorder=5)
+    return ax
+
+
+def profile_plot(curves, xlabel="", ylabel="", title=None, colors=None, styles=None, ax=None, figsize=(7.5, 4.2),
+                 pins=None):
+    """Side views of shapes: named polylines in one plane, equal aspect (e.g. centrelines).
+
+    Parameters
+    ----------
+    curves : dict of str -> (k, 2) float array
+        Polyline per name.
+    xlabel, ylabel : str
+    title : str, optional
+    colors : dict of str -> colour, optional
+    styles : dict of str -> str, optional
+        matplotlib format string per name (default "-o" with small markers).
+    ax : matplotlib.axes.Axes, optional
+    figsize : (2,) float, default (7.5, 4.2)
+    pins : (p, 2) float array, optional
+        Clamped points, drawn as ``PIN_C`` squares.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    ax : matplotlib.axes.Axes
+    """
+    if not isinstance(curves, dict) or not curves:
+        raise ValueError(f"curves must be a non-empty dict {{name: (k, 2) array}}, got {type(curves).__name__}")
+    paths = {key: _points(v, f"curves[{key!r}]") for key, v in curves.items()}
+    cols = _colors(colors, paths)
+    styles = styles or {}
+    with style():
+        fig, ax, own = _plot_axes(ax, figsize)
+        for key, v in paths.items():
+            ax.plot(v[:, 0], v[:, 1], styles.get(key, "-o"), color=cols[key], ms=3.5, label=key)
+        if pins is not None:
+            pins = _points(np.atleast_2d(pins), "pins")
+            ax.scatter(pins[:, 0], pins[:, 1], s=60, marker="s", color=PIN_C, zorder=5, label="clamped")
+        ax.set_aspect("equal")
+        _finish_plot(fig, ax, own, xlabel, ylabel, title, legend=True)
+    return fig, ax
+
+
+PLOTLY_STATIC = "vendor"
+"""str : folder under the site's ``_static/`` that holds the vendored plotly.js (``book/_ext/vendor_plotly.py``)."""
+
+
+def plotly_js_name():
+    """File name of the plotly.js bundle the installed plotly wheel ships, versioned: ``"plotly-4.1.1.min.js"``.
+
+    Returns
+    -------
+    name : str
+    """
+    from plotly.offline import get_plotlyjs_version
+
+    return f"plotly-{get_plotlyjs_version()}.min.js"
+
+
+def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", script_src=None, height=480,
+                     fps=15, color=CLOTH_FRONT, title=None):
+    """An interactive 3D view of a precomputed mesh trajectory: orbit, zoom, a time slider and play.
+
+    Built with plotly (a ``Mesh3d`` flat-shaded by face normal, one animation frame per
+    state, a slider and play/pause buttons); positions travel as float32. The page loads
+    plotly.js from ``script_src``, so it works offline once the site serves that file.
+
+    Parameters
+    ----------
+    states : (T, n, 3) float array
+        Node positions per frame (subsample long runs first; each frame costs ``12 n`` bytes).
+    F : (f, 3) int array
+        Triangles.
+    t : (T,) float array
+        Time of each frame (slider labels).
+    pins : (p,) int array, optional
+        Pinned nodes, drawn as ``PIN_C`` squares (at their first-frame positions).
+    view : View, optional
+        Initial camera direction (the videos' ``VIEW_3D`` when None); the reader orbits from there.
+    div_id : str, default "mesh-view"
+        HTML id of the plot (unique on its page; fixed, so the output is reproducible).
+    script_src : str, optional
+        URL of plotly.js; ``"../_static/vendor/" + plotly_js_name()`` (a chapter page of the
+        course site) when None.
+    height : int, default 480
+        Height in CSS pixels; the width follows the page column.
+    fps : float, default 15
+        Playback rate of the play button.
+    color : colour, default CLOTH_FRONT
+    title : str, optional
+
+    Returns
+    -------
+    html : IPython.display.HTML
+    """
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    from IPython.display import HTML
+
+    P = _states3(states).astype(np.float32)
+    T, n = P.shape[:2]
+    F = _triangles(F, n).astype(np.int32)
+    t = _finite_array(t, "t").reshape(-1)
+    if t.shape[0] != T:
+        raise ValueError(f"t has {t.shape[0]} values but there are {T} states; pass one t per state")
+    pins = _indices(pins if pins is not None else [], n, "pins")
+    if not isinstance(div_id, str) or not re.fullmatch(r"[A-Za-z][\w-]*", div_id):
+        raise ValueError(f"div_id must be an HTML id (a letter, then letters, digits, - or _), got {div_id!r}")
+    fps = _positive(fps, "fps")
+    script_src = f"../_static/{PLOTLY_STATIC}/{plotly_js_name()}" if script_src is None else str(script_src)
+    rgb = _rgb(color, "color")
+    lo, hi = P.reshape(-1, 3).min(axis=0), P.reshape(-1, 3).max(axis=0)
+    margin = 0.04 * float((hi - lo).max())
+    lo, hi = lo - margin, hi + margin
+    eye = 1.45 * view_basis(view)[2]
+
+    def surface(X):
+        return go.Mesh3d(x=X[:, 0], y=X[:, 1], z=X[:, 2])
+
+    mesh = go.Mesh3d(x=P[0, :, 0], y=P[0, :, 1], z=P[0, :, 2], i=F[:, 0], j=F[:, 1], k=F[:, 2],
+                     color=mcolors.to_hex(rgb), flatshading=True, hoverinfo="skip",
+                     lighting=dict(ambient=AMBIENT, diffuse=DIFFUSE, specular=0.05, roughness=0.9, fresnel=0.0),
+                     lightposition=dict(x=0, y=1e5, z=0))
+    data = [mesh]
+    if pins.size:
+        data.append(go.Scatter3d(x=P[0, pins, 0], y=P[0, pins, 1], z=P[0, pins, 2], mode="markers",
+                                 marker=dict(symbol="square", size=6, color=PIN_C), hoverinfo="skip",
+                                 showlegend=False))
+    frames = [go.Frame(data=[surface(P[i])], traces=[0], name=str(i)) for i in range(T)]
+    step = lambda i: dict(method="animate", label=f"{t[i]:.2f}",  # noqa: E731
+                          args=[[str(i)], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                              transition=dict(duration=0))])
+    axis = lambda k, name: dict(range=[float(lo[k]), float(hi[k])], title=dict(text=name),  # noqa: E731
+                                backgroundcolor="white", gridcolor="#dddddd", zeroline=False)
+    layout = go.Layout(
+        title=dict(text=title) if title else None, height=int(height), margin=dict(l=0, r=0, t=30 if title else 0, b=0),
+        paper_bgcolor="white", uirevision="keep", showlegend=False,
+        scene=dict(xaxis=axis(0, "x (m)"), yaxis=axis(1, "y (m)"), zaxis=axis(2, "z (m)"),
+                   aspectmode="manual", aspectratio=dict(zip("xyz", (hi - lo) / float((hi - lo).max()))),
+                   camera=dict(up=dict(x=0, y=1, z=0), eye=dict(zip("xyz", eye.tolist())))),
+        sliders=[dict(active=0, steps=[step(i) for i in range(T)], x=0.17, len=0.83, y=0.0, yanchor="top",
+                      pad=dict(t=0, b=0), font=dict(color="rgba(0,0,0,0)"),      # no tick labels: too many
+                      currentvalue=dict(prefix="t = ", suffix=" s", xanchor="right", font=dict(color="#444")))],
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=0.0, xanchor="left", yanchor="top",
+                          pad=dict(t=0, r=4), showactive=False, buttons=[
+                              dict(label="Play", method="animate",
+                                   args=[None, dict(frame=dict(duration=1000.0 / fps, redraw=True),
+                                                    transition=dict(duration=0), fromcurrent=True)]),
+                              dict(label="Pause", method="animate",
+                                   args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False),
+                                                      transition=dict(duration=0))])])])
+    fig = go.Figure(data=data, layout=layout, frames=frames)
+    html = pio.to_html(fig, include_plotlyjs=script_src, full_html=False, div_id=div_id, auto_play=False,
+                       config=dict(displaylogo=False, responsive=True, modeBarButtonsToRemove=["toImage"]))
+    return HTML(html)
