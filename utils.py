@@ -2008,14 +2008,14 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
     lo, hi = P.reshape(-1, 3).min(axis=0), P.reshape(-1, 3).max(axis=0)
     margin = 0.04 * float((hi - lo).max())
     lo, hi = lo - margin, hi + margin
-    eye = 1.45 * view_basis(view)[2]
+    eye = 1.6 * view_basis(view)[2]
 
     def surface(X):
         return go.Mesh3d(x=X[:, 0], y=X[:, 1], z=X[:, 2])
 
     mesh = go.Mesh3d(x=P[0, :, 0], y=P[0, :, 1], z=P[0, :, 2], i=F[:, 0], j=F[:, 1], k=F[:, 2],
                      color=mcolors.to_hex(rgb), flatshading=True, hoverinfo="skip",
-                     lighting=dict(ambient=AMBIENT, diffuse=DIFFUSE, specular=0.05, roughness=0.9, fresnel=0.0),
+                     lighting=dict(ambient=0.6, diffuse=0.5, specular=0.05, roughness=0.9, fresnel=0.0),
                      lightposition=dict(x=0, y=1e5, z=0))
     data = [mesh]
     if pins.size:
@@ -2031,7 +2031,8 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
     layout = go.Layout(
         title=dict(text=title) if title else None, height=int(height), margin=dict(l=0, r=0, t=30 if title else 0, b=0),
         paper_bgcolor="white", uirevision="keep", showlegend=False,
-        scene=dict(xaxis=axis(0, "x (m)"), yaxis=axis(1, "y (m)"), zaxis=axis(2, "z (m)"),
+        scene=dict(domain=dict(x=[0, 1], y=[0.1, 1]),
+                   xaxis=axis(0, "x (m)"), yaxis=axis(1, "y (m)"), zaxis=axis(2, "z (m)"),
                    aspectmode="manual", aspectratio=dict(zip("xyz", (hi - lo) / float((hi - lo).max()))),
                    camera=dict(up=dict(x=0, y=1, z=0), eye=dict(zip("xyz", eye.tolist())))),
         sliders=[dict(active=0, steps=[step(i) for i in range(T)], x=0.17, len=0.83, y=0.0, yanchor="top",
