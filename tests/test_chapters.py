@@ -113,7 +113,8 @@ def test_chapter_publishes_and_embeds_its_videos(chapter_run, chapter):
 def test_media_holds_exactly_what_the_chapters_write(chapter_run):
     expected = {f"{c[:3]}_{name}.png" for c in CHAPTERS for name in FIGURES[c]}
     expected |= {f"{c[:3]}_{name}.mp4" for c in CHAPTERS for name in VIDEOS[c]}
-    assert {p.name for p in (ROOT / "media").iterdir()} == expected
+    prefixes = {c[:3] for c in CHAPTERS}       # other chapters test their own media
+    assert {p.name for p in (ROOT / "media").iterdir() if p.name[:3] in prefixes} == expected
 
 
 def test_rerun_reproduces_the_tracked_media(chapter_run):
