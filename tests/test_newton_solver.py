@@ -57,13 +57,13 @@ def sagging_cable(n=21, k=400.0):
     en = simkit.energies
 
     def energy(x):
-        return en.mass_springs_energy_x(x, E, k, 1.0, l0) + en.quadratic_energy(x, Q, b) - (f_g.T @ x).item()
+        return en.mass_springs_energy_x(x, E, k, 1.0, l0, dim=2) + en.quadratic_energy(x, Q, b) - (f_g.T @ x).item()
 
     def gradient(x):
-        return en.mass_springs_gradient_x(x, E, k, 1.0, l0) + en.quadratic_gradient(x, Q, b) - f_g
+        return en.mass_springs_gradient_x(x, E, k, 1.0, l0, dim=2) + en.quadratic_gradient(x, Q, b) - f_g
 
     def hessian(x):
-        return en.mass_springs_hessian_x(x, E, k, 1.0, l0) + Q
+        return en.mass_springs_hessian_x(x, E, k, 1.0, l0, dim=2) + Q
 
     return X.reshape(-1, 1), energy, gradient, hessian
 

@@ -60,7 +60,7 @@ def discrete_shells_bending_gradient(x, C, theta0, kappa):
     return bending_gradient_x(x, C, theta0, kappa)
 
 
-def discrete_shells_bending_hessian(x, C, theta0, kappa, psd=False):
+def discrete_shells_bending_hessian(x, C, theta0, kappa, *, psd=False):
     """Hessian of ``discrete_shells_bending_energy``.
 
     Parameters
@@ -71,7 +71,7 @@ def discrete_shells_bending_hessian(x, C, theta0, kappa, psd=False):
         Hinge quads.
     theta0, kappa : (c, 1) or (c,) float arrays
         Rest angles and stiffness.
-    psd : bool, optional
+    psd : bool, optional, keyword-only
         Project each 12x12 hinge block (eigenvalue floor 1e-6); default False (exact).
 
     Returns
