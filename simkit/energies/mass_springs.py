@@ -186,7 +186,7 @@ def _z_args(z, J, ym, vol, l0, Jx0, dim):
 def mass_springs_energy_z(z, J, ym, vol, l0, Jx0=None, *, dim=None):
     r"""Total spring energy with edge vectors ``d = J z (+ Jx0)``.
 
-    :math:`E = \sum_e v_e \tfrac{1}{2} k_e (\lVert d_e \rVert - l_{0,e})^2`, :math:`d = J z + J x_0`
+    :math:`E = \sum_e v_e \tfrac{1}{2} k_e (\lVert d_e \rVert - l_{0,e})^2`, :math:`d = J z + J x_0` (:math:`k` = ``ym``, :math:`v` = ``vol``)
 
     Parameters
     ----------
@@ -280,7 +280,7 @@ def _x_args(x, E, ym, vol, l0, dim):
 def mass_springs_energy_x(x, E, ym, vol, l0, *, dim=None):
     r"""Total spring energy of the edge list E.
 
-    :math:`E = \sum_{e=(i,j)} v_e \tfrac{1}{2} k_e (\lVert x_i - x_j \rVert - l_{0,e})^2`
+    :math:`E = \sum_{e=(i,j)} v_e \tfrac{1}{2} k_e (\lVert x_i - x_j \rVert - l_{0,e})^2` (:math:`k` = ``ym``, :math:`v` = ``vol``)
 
     Parameters
     ----------
