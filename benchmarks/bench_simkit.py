@@ -1,30 +1,48 @@
-"""Timings of simkit's hot paths at scale; prints a table (no assertions).
+"""Timings of simkit's hot paths at scale; prints tables (no assertions).
 
 Run from the repository root::
 
     python benchmarks/bench_simkit.py            # 2D chains of 1e3 .. 1e6 nodes + 3D cloth 100x100
     python benchmarks/bench_simkit.py --quick    # chains up to 1e5 only
+    python benchmarks/bench_simkit.py --compare-to ce67369 [--upstream DIR] [--rounds 3]
 
 Every figure is the best of several warm calls (the sparsity pattern is already cached); the
 "first call" table shows the one-off cost of a connectivity never seen before (pattern build).
 Targets on the course's 2-core machine: 1e5 springs' Hessian < 50 ms, 1e5 hinges' bending
 Hessian < 100 ms, cost linear in size.
+
+``--compare-to REV`` times the same cases in this tree and in a temporary ``git worktree`` of
+REV (removed afterwards), in separate processes taking turns (``--rounds``, best of all), so
+both sides see the same machine load: the 1e5-element Hessians and Backward-Euler step, and
+the small-system overhead of a 20-spring ``_z`` energy, gradient and Hessian. ``--upstream
+DIR`` adds upstream simkit 0.1.8 (DIR holds its ``simkit`` package, e.g. a throw-away
+venv's site-packages) to the small-system table; without it that column is skipped.
 """
 import argparse
+import json
 import os
 import platform
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 import scipy
 import scipy.sparse as sps
 
-# the repository root, so the script also runs from a checkout where simkit is not installed
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if __name__ == "__main__" and "--worker" in sys.argv:       # time another tree's simkit (or upstream's)
+    sys.path.insert(0, sys.argv[sys.argv.index("--worker") + 1])
+else:                                                      # this tree's, installed or not
+    sys.path.insert(0, ROOT)
 
-import simkit  # noqa: E402
-from simkit import _assembly  # noqa: E402
+import warnings  # noqa: E402
+
+with warnings.catch_warnings():                            # upstream warns about its optional extras
+    warnings.simplefilter("ignore")
+    import simkit  # noqa: E402
 from simkit import energies as en  # noqa: E402
 
 SIZES = [1_000, 10_000, 100_000, 1_000_000]
@@ -46,11 +64,25 @@ def best_of(f, repeats):
 
 def first_call(f):
     """Wall time of one call with every cached sparsity pattern dropped (seconds)."""
+    from simkit import _assembly
     for cache in (_assembly._dof_patterns, _assembly._element_patterns, _assembly._operators):
         cache.clear()
     t = time.perf_counter()
     f()
     return time.perf_counter() - t
+
+
+def best_per_call(f, calls, repeats=7):
+    """Best mean time of one call over `repeats` loops of `calls` warm calls (seconds)."""
+    for _ in range(max(10, calls // 10)):
+        f()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for _ in range(calls):
+            f()
+        times.append((time.perf_counter() - t) / calls)
+    return min(times)
 
 
 def chain(n):
@@ -77,13 +109,13 @@ def cable_step(c, h=0.04):
     x0 = X.reshape(-1, 1)
 
     def energy(x):
-        return en.mass_springs_energy_x(x, E, ym, 1.0, l0) + en.quadratic_energy(x, Q, b) - (f_g.T @ x).item()
+        return en.mass_springs_energy_x(x, E, ym, 1.0, l0, dim=2) + en.quadratic_energy(x, Q, b) - (f_g.T @ x).item()
 
     def gradient(x):
-        return en.mass_springs_gradient_x(x, E, ym, 1.0, l0) + en.quadratic_gradient(x, Q, b) - f_g
+        return en.mass_springs_gradient_x(x, E, ym, 1.0, l0, dim=2) + en.quadratic_gradient(x, Q, b) - f_g
 
     def hessian(x):
-        return en.mass_springs_hessian_x(x, E, ym, 1.0, l0) + Q
+        return en.mass_springs_hessian_x(x, E, ym, 1.0, l0, dim=2) + Q
 
     return lambda: simkit.integrators.backward_euler(x0, x0, energy, gradient, hessian, M, h, max_iter=1)
 
@@ -91,8 +123,8 @@ def cable_step(c, h=0.04):
 def chain_benchmarks(c):
     x, E, J, l0, ym, C, th0, kap = c["x"], c["E"], c["J"], c["l0"], c["ym"], c["C"], c["theta0"], c["kappa"]
     return {
-        "springs Hessian _x": lambda: en.mass_springs_hessian_x(x, E, ym, 1.0, l0),
-        "springs Hessian _z": lambda: en.mass_springs_hessian_z(x, J, ym, 1.0, l0),
+        "springs Hessian _x": lambda: en.mass_springs_hessian_x(x, E, ym, 1.0, l0, psd=True, dim=2),
+        "springs Hessian _z": lambda: en.mass_springs_hessian_z(x, J, ym, 1.0, l0, psd=True),
         "bending gradient": lambda: en.bending_gradient_x(x, C, th0, kap),
         "bending Hessian": lambda: en.bending_hessian_x(x, C, th0, kap),
         "bending Hessian psd": lambda: en.bending_hessian_x(x, C, th0, kap, psd=True),
@@ -117,16 +149,120 @@ def cloth(m):
     return x.reshape(-1, 1), C, simkit.dihedral_angles(X, C), np.full(len(C), 1.0)
 
 
+COMPARE_SIZE = 100_000
+COMPARE_CASES = ["springs Hessian _x", "springs Hessian _z", "bending Hessian", "bending Hessian psd",
+                 "BE step (cable)"]
+SMALL_SPRINGS = 20
+
+
+def small_system():
+    """The 20-spring cable of chapter 011 in a sagged state: _z energy, gradient, projected Hessian.
+
+    Only upstream's signatures are used (ym, vol, l0 as (m, 1) columns), so the same calls time
+    this tree, an older one and upstream simkit 0.1.8.
+    """
+    n = SMALL_SPRINGS + 1
+    X = np.column_stack([np.linspace(0.0, 4.0, n), np.zeros(n)])
+    E = np.column_stack([np.arange(n - 1), np.arange(1, n)])
+    J = sps.kron(simkit.edge_displacement_jacobian(X, E), sps.eye(2)).tocsc()
+    l0 = simkit.edge_lengths(X, E).reshape(-1, 1)
+    ym, vol = np.full((n - 1, 1), 400.0), np.ones((n - 1, 1))
+    x = (X + 0.05 * np.column_stack([np.zeros(n), -np.sin(np.linspace(0.0, np.pi, n))])).reshape(-1, 1)
+    return {"_z energy": lambda: en.mass_springs_energy_z(x, J, ym, vol, l0),
+            "_z gradient": lambda: en.mass_springs_gradient_z(x, J, ym, vol, l0),
+            "_z Hessian (psd)": lambda: en.mass_springs_hessian_z(x, J, ym, vol, l0, psd=True)}
+
+
+def run_worker(kind):
+    """Time one set of cases with the simkit on sys.path[0]; print {case: seconds} as JSON."""
+    if kind == "small":
+        times = {name: best_per_call(f, 2000 if "Hessian" not in name else 500) for name, f in small_system().items()}
+    else:
+        cases = chain_benchmarks(chain(COMPARE_SIZE))
+        times = {name: best_of(cases[name], 7) for name in COMPARE_CASES}
+    print(json.dumps(times))
+
+
+def _worker_times(path, kind):
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", path, kind],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _interleaved(sides, kind, rounds):
+    """Best time of every case on every side, the sides taking turns `rounds` times."""
+    best = {side: {} for side in sides}
+    for _ in range(rounds):
+        for side, path in sides.items():
+            for name, t in _worker_times(path, kind).items():
+                best[side][name] = min(t, best[side].get(name, np.inf))
+    return best
+
+
+def _upstream_path(directory):
+    """A temporary folder holding only a link to upstream's ``simkit`` package (none of its other packages)."""
+    package = os.path.join(directory, "simkit")
+    if not os.path.isfile(os.path.join(package, "__init__.py")):
+        return None
+    folder = tempfile.mkdtemp(prefix="upstream-simkit-")
+    os.symlink(os.path.abspath(package), os.path.join(folder, "simkit"))
+    return folder
+
+
+def compare(rev, upstream, rounds):
+    """Same-run comparison of this tree against a git worktree of `rev` (and upstream, small cases)."""
+    base = tempfile.mkdtemp(prefix="simkit-base-")
+    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", base, rev], check=True, capture_output=True)
+    link = _upstream_path(upstream) if upstream else None
+    try:
+        label = subprocess.run(["git", "-C", base, "log", "-1", "--format=%h"], capture_output=True, text=True,
+                               check=True).stdout.strip()
+        sides = {f"base {label}": base, "this tree": ROOT}
+        large = _interleaved(sides, "compare", rounds)
+        if link:
+            sides["upstream 0.1.8"] = link
+        small = _interleaved(sides, "small", rounds)
+    finally:
+        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", base], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+        if link:
+            shutil.rmtree(link, ignore_errors=True)
+
+    names = list(sides)
+    print(f"\n1e5-element cases, best of 7 warm calls x {rounds} interleaved rounds, milliseconds")
+    print(f"{'case':<22}{names[0]:>16}{names[1]:>12}{'change':>10}")
+    for case in COMPARE_CASES:
+        t0, t1 = large[names[0]][case], large[names[1]][case]
+        print(f"{case:<22}{1e3 * t0:>16.2f}{1e3 * t1:>12.2f}{100 * (t1 / t0 - 1):>+9.1f}%")
+    worst = max(large[names[1]][c] / large[names[0]][c] - 1 for c in COMPARE_CASES)
+    print(f"largest change: {100 * worst:+.1f}% ({'within' if worst <= 0.05 else 'OVER'} the 5% budget)")
+
+    print(f"\n{SMALL_SPRINGS}-spring _z calls, best of 7 x many warm calls x {rounds} rounds, microseconds")
+    print(f"{'call':<20}" + "".join(f"{name:>16}" for name in names))
+    for case in small[names[0]]:
+        print(f"{case:<20}" + "".join(f"{1e6 * small[name][case]:>16.1f}" for name in names))
+    if not link:
+        print("(upstream simkit 0.1.8 not timed: pass --upstream DIR, DIR holding its simkit package)")
+
+
 def main():
+    if "--worker" in sys.argv:
+        run_worker(sys.argv[sys.argv.index("--worker") + 2])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="chains up to 1e5 nodes only")
+    parser.add_argument("--compare-to", metavar="REV", help="same-run comparison with git revision REV")
+    parser.add_argument("--upstream", metavar="DIR", help="folder holding upstream simkit 0.1.8's package")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --compare-to (default 3)")
     args = parser.parse_args()
-    sizes = SIZES[:3] if args.quick else SIZES
-
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
                platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
     print(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
           f"numpy {np.__version__}, scipy {scipy.__version__}")
+    if args.compare_to:
+        compare(args.compare_to, args.upstream, args.rounds)
+        return
+    sizes = SIZES[:3] if args.quick else SIZES
 
     warm, cold = {}, {}
     for n in sizes:
