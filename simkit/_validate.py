@@ -121,7 +121,7 @@ def index_array(E, name, ncols, n):
     if arr.size:
         lo, hi = arr.min(), arr.max()
         if lo < 0 or hi >= n:
-            raise ValueError(f"{name}: indices must lie in [0, {n}), found range [{lo}, {hi}]")
+            raise ValueError(f"{name}: expected indices in [0, {n}), found range [{lo}, {hi}]")
     return arr.astype(np.int64, copy=False)
 
 

@@ -184,7 +184,7 @@ def test_penalty_spring_bad_construction(args, error, match):
 
 
 @pytest.mark.parametrize("idx, targets, error, match", [
-    ([N_NODES], [[0.0, 0.0]], ValueError, r"^idx: indices must lie in \[0, 5\)"),
+    ([N_NODES], [[0.0, 0.0]], ValueError, r"^idx: expected indices in \[0, 5\)"),
     ([0.5], [[0.0, 0.0]], TypeError, r"^idx: expected an integer index array"),
     ([0, 1], [[0.0, 0.0]], ValueError, r"^targets: expected shape \(2, 2\)"),
     ([0], [[np.nan, 0.0]], ValueError, "^targets: expected finite values"),

@@ -149,7 +149,7 @@ def test_energy_animation_single_frame(tmp_path):
     (lambda a: {**a, "states": a["states"][:3] + [np.zeros((2, 2))] + a["states"][4:]}, ValueError,
      "^states: expected every state to have the same shape"),
     (lambda a: {**a, "states": [s * np.nan for s in a["states"]]}, ValueError, "^states: expected finite values"),
-    (lambda a: {**a, "E": np.array([[0, N_NODES]])}, ValueError, r"^E: indices must lie in \[0"),
+    (lambda a: {**a, "E": np.array([[0, N_NODES]])}, ValueError, r"^E: expected indices in \[0"),
     (lambda a: {**a, "rest": np.zeros((N_NODES + 1, 2))}, ValueError, f"^rest: expected {N_NODES} rows"),
     (lambda a: {**a, "colors": ["red"]}, TypeError, "^colors: expected a dict"),
 ])

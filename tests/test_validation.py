@@ -371,3 +371,35 @@ def test_integrator_step_to_a_non_finite_state_is_an_error_naming_the_step():
     with pytest.raises(FloatingPointError, match="^backward_euler: the step produced a non-finite state"):
         it.backward_euler(big / 10, big / 10, quad_energy, lambda x: np.full_like(x, -1.79e8),
                           lambda x: sps.csc_matrix((8, 8)), 1e-300 * M8, 1.0, do_line_search=False)
+
+
+def test_simkit_and_utils_raise_the_same_exception_for_the_same_mistake():
+    """One validation layer: float indices, text for numbers, NaN, out-of-range indices, wrong shapes."""
+    import matplotlib.pyplot as plt
+
+    import utils
+
+    fig, ax = plt.subplots()
+    mistakes = [  # (mistake, simkit call, utils call)
+        ("float indices", lambda: simkit.edge_lengths(X2, E * 1.0), lambda: utils.plot_spring_network(ax, X2, E * 1.0)),
+        ("text positions", lambda: simkit.edge_lengths([["a", "b"]] * 4, E),
+         lambda: utils.plot_spring_network(ax, [["a", "b"]] * 4, E)),
+        ("NaN position", lambda: simkit.edge_lengths(NAN_X2, E), lambda: utils.plot_spring_network(ax, NAN_X2, E)),
+        ("index out of range", lambda: simkit.edge_lengths(X2, E + 1), lambda: utils.plot_spring_network(ax, X2, E + 1)),
+        ("3D positions for 2D", lambda: simkit.gravity_force(np.zeros((4, 4)), E),
+         lambda: utils.plot_spring_network(ax, np.zeros((4, 3)), E)),
+        ("text stiffness", lambda: simkit.dirichlet_penalty([0], X2[:1], 4, "stiff"),
+         lambda: utils.PenaltySpring(4, 2, "stiff")),
+        ("zero time step", lambda: en.velocity_be(x2, x2, 0.0), lambda: utils.Inertia(M8, 0.0)),
+        ("asymmetric mass", lambda: en.kinetic_hessian_be(ASYMMETRIC, 0.1), lambda: utils.Inertia(ASYMMETRIC, 0.1)),
+        ("per-element length", lambda: en.mass_springs_energy_z(x2, J, 1.0, 1.0, np.ones(6)),
+         lambda: utils.SpringEnergy(J, 1.0, 1.0, np.ones(6))),
+    ]
+    for mistake, in_simkit, in_utils in mistakes:
+        with pytest.raises((TypeError, ValueError)) as a:
+            in_simkit()
+        with pytest.raises((TypeError, ValueError)) as b:
+            in_utils()
+        assert type(a.value) is type(b.value), f"{mistake}: simkit {a.value!r}, utils {b.value!r}"
+        assert ": expected" in str(a.value) and ": expected" in str(b.value), mistake
+    plt.close(fig)
