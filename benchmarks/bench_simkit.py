@@ -319,9 +319,9 @@ def main():
     x, C, theta0, kappa = cloth(CLOTH)
     print(f"\n3D cloth {CLOTH}x{CLOTH} nodes, {len(C):,d} hinges: discrete-shells bending, milliseconds")
     for psd in (False, True):
-        t = best_of(lambda: en.discrete_shells_bending_hessian(x, C, theta0, kappa, psd=psd), 5)
+        t = best_of(lambda: simkit.energies.discrete_shells_bending_hessian(x, C, theta0, kappa, psd=psd), 5)
         print(f"{'Hessian psd=' + str(psd):<{width}}{1e3 * t:>12.2f}")
-    t = best_of(lambda: en.discrete_shells_bending_gradient(x, C, theta0, kappa), 5)
+    t = best_of(lambda: simkit.energies.discrete_shells_bending_gradient(x, C, theta0, kappa), 5)
     print(f"{'gradient':<{width}}{1e3 * t:>12.2f}")
 
     if 100_000 in sizes:
