@@ -27,7 +27,6 @@ energy terms
     stacked node-major positions ``x`` of shape ``(N, 1)``, ``N = n * dim``.
 """
 import base64
-import math
 import numbers
 import os
 import re
@@ -42,6 +41,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 import simkit
+from simkit import _assembly, _validate
 from simkit.filesystem import BlitAnimation, save_animation, save_figure
 
 # ---------------------------------------------------------------------------------------
@@ -368,101 +368,82 @@ def _new_figure(figsize, dpi=DPI, **subplots_kw):
 # input validation
 # ---------------------------------------------------------------------------------------
 
-def _finite_array(a, name, dtype=float):
-    try:
-        arr = np.asarray(a, dtype=dtype)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be numeric array-like: {err}") from err
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain finite values only (no NaN or inf)")
-    return arr
+# One validation layer for simkit and utils (``simkit._validate``): TypeError for the wrong
+# kind of argument, ValueError for a wrong shape, range or value; messages "name: expected ...".
+
+def _finite_array(a, name):
+    return _validate.finite_array(a, name)
 
 
 def _points(X, name, n=None):
-    X = _finite_array(X, name)
-    if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] == 0:
-        raise ValueError(f"{name} must be an (n, 2) array of 2D positions with n >= 1, got shape {X.shape}")
+    X = _validate.positions(X, name, dims=(2,))
+    if X.shape[0] == 0:
+        raise ValueError(f"{name}: expected at least one node, got shape {X.shape}")
     if n is not None and X.shape[0] != n:
-        raise ValueError(f"{name} must have {n} rows (one per node), got {X.shape[0]}")
+        raise ValueError(f"{name}: expected {n} rows (one per node), got {X.shape[0]}")
     return X
 
 
 def _edges(E, n, name="E"):
-    E = np.asarray(E)
-    if E.ndim != 2 or E.shape[1] != 2:
-        raise ValueError(f"{name} must be an (m, 2) int array of node index pairs, got shape {E.shape}")
-    if E.size and not np.issubdtype(E.dtype, np.integer):
-        raise ValueError(f"{name} must hold integer node indices, got dtype {E.dtype}")
-    E = E.astype(np.intp)
-    if E.size and (E.min() < 0 or E.max() >= n):
-        raise ValueError(f"{name} indices must lie in [0, {n}) for {n} nodes, got [{E.min()}, {E.max()}]")
-    return E
+    return _validate.index_array(E, name, 2, n)
 
 
 def _indices(idx, n, name):
-    idx = np.asarray(idx).reshape(-1)
-    if idx.size and not np.issubdtype(idx.dtype, np.integer):
-        raise ValueError(f"{name} must be integer node indices, got dtype {idx.dtype}")
-    idx = idx.astype(np.intp)
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise ValueError(f"{name} must lie in [0, {n}) for {n} nodes, got [{idx.min()}, {idx.max()}]")
-    return idx
+    return _validate.index_vector(np.reshape(idx, -1), name, n)
 
 
 def _values(v, length, name, what):
-    v = _finite_array(v, name).reshape(-1) if np.ndim(v) else _finite_array([v], name)
-    if v.shape[0] != length:
-        raise ValueError(f"{name} must have one value per {what} ({length}), got {v.shape[0]}")
-    return v
+    return _validate.element_values(v, name, length, what)
 
 
 def _limits(lims, name):
-    try:
-        lo, hi = (float(v) for v in lims)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a pair (low, high) of numbers, got {lims!r}") from err
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"{name} must be finite with low < high, got ({lo}, {hi})")
+    arr = _validate.finite_array(lims, name)
+    if arr.shape != (2,):
+        raise ValueError(f"{name}: expected a pair (low, high), got shape {arr.shape}")
+    lo, hi = float(arr[0]), float(arr[1])
+    if not lo < hi:
+        raise ValueError(f"{name}: expected low < high, got ({lo}, {hi})")
     return lo, hi
 
 
 def _scene_limits(lims, name="lims"):
     if lims is None:
         return None
-    if len(lims) != 2:
-        raise ValueError(f"{name} must be ((xmin, xmax), (ymin, ymax)), got {lims!r}")
+    if not isinstance(lims, (tuple, list, np.ndarray)) or len(lims) != 2:
+        raise ValueError(f"{name}: expected ((xmin, xmax), (ymin, ymax)), got {lims!r}")
     return _limits(lims[0], f"{name}[0]"), _limits(lims[1], f"{name}[1]")
 
 
 def _states(states, name="states"):
-    if isinstance(states, np.ndarray):
-        arr = _finite_array(states, name)
-    else:
+    if not isinstance(states, np.ndarray):
         states = list(states)
         if not states:
-            raise ValueError(f"{name} is empty; pass at least one (n, 2) array of positions")
+            raise ValueError(f"{name}: expected at least one (n, 2) array of positions, got none")
         shapes = {np.shape(s) for s in states}
         if len(shapes) != 1:
-            raise ValueError(f"{name} must all have the same shape (n, 2), got shapes {sorted(shapes)}")
-        arr = _finite_array(states, name)
+            raise ValueError(f"{name}: expected every state to have the same shape (n, 2), got shapes "
+                             f"{sorted(shapes)}")
+    arr = _finite_array(states, name)
     if arr.ndim != 3 or arr.shape[2] != 2 or arr.shape[1] == 0:
-        raise ValueError(f"{name} must be a sequence of (n, 2) position arrays, got shape {arr.shape}")
+        raise ValueError(f"{name}: expected a sequence of (n, 2) position arrays, got shape {arr.shape}")
     if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty; pass at least one (n, 2) array of positions")
+        raise ValueError(f"{name}: expected at least one (n, 2) array of positions, got none")
     return arr
 
 
 def _series(series, length, name, what):
-    if not isinstance(series, dict) or not series:
-        raise ValueError(f"{name} must be a non-empty dict {{name: values}}, got {type(series).__name__}")
+    if not isinstance(series, dict):
+        raise TypeError(f"{name}: expected a non-empty dict {{name: values}}, got {type(series).__name__}")
+    if not series:
+        raise ValueError(f"{name}: expected a non-empty dict {{name: values}}, got an empty dict")
     out = {}
     for key, v in series.items():
         v = _finite_array(v, f"{name}[{key!r}]")
         if v.ndim != 1:
-            raise ValueError(f"{name}[{key!r}] must be one-dimensional, got shape {v.shape}")
+            raise ValueError(f"{name}[{key!r}]: expected a one-dimensional array, got shape {v.shape}")
         if length is not None and v.shape[0] != length:
-            raise ValueError(f"{name}[{key!r}] has {v.shape[0]} values but there are {length} {what}; "
-                             "pass one value per entry")
+            raise ValueError(f"{name}[{key!r}]: expected {length} values (there are {length} {what}), "
+                             f"got {v.shape[0]}")
         out[key] = v
     return out
 
@@ -470,17 +451,14 @@ def _series(series, length, name, what):
 def _colors(colors, keys, name="colors"):
     """Colour per key: ``colors[key]`` when given, else the next colour of matplotlib's cycle."""
     if colors is not None and not isinstance(colors, dict):
-        raise ValueError(f"{name} must be a dict {{series name: colour}}, got {type(colors).__name__}")
+        raise TypeError(f"{name}: expected a dict {{series name: colour}}, got {type(colors).__name__}")
     colors = colors or {}
     cycle = plt.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
     return {key: colors.get(key, cycle[j % len(cycle)]) for j, key in enumerate(keys)}
 
 
 def _positive(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
-            math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
+    return _validate.positive_scalar(value, name)
 
 
 # ---------------------------------------------------------------------------------------
@@ -923,7 +901,7 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
     lims = _scene_limits(lims) or _auto_scene_limits(P)
     pin_pts = _pin_points(pin_pts)
     if colors is not None and not isinstance(colors, dict):
-        raise ValueError(f"colors must be a dict {{series name: colour}}, got {type(colors).__name__}")
+        raise TypeError(f"colors: expected a dict {{series name: colour}}, got {type(colors).__name__}")
     cols = _colors({**ENERGY_COLORS, **(colors or {})}, series)
     label_of = _label_formatter(t, xlabel, time_format)
 
@@ -1198,11 +1176,8 @@ def show_video(fig, anim, path, fps=20, copy_to=None):
 # ---------------------------------------------------------------------------------------
 
 def _column(x, N, name="x"):
-    """``x`` as an (N, 1) float column (accepts (N,) too)."""
-    x = np.asarray(x, dtype=float)
-    if x.size != N or x.ndim not in (1, 2) or (x.ndim == 2 and x.shape[1] != 1):
-        raise ValueError(f"{name} must be a stacked position column of shape ({N}, 1), got {x.shape}")
-    return x.reshape(N, 1)
+    """``x`` as a finite (N, 1) float column (accepts (N,) too)."""
+    return _validate.stacked(x, name, size=N)
 
 
 def _scalar(v):
@@ -1210,72 +1185,70 @@ def _scalar(v):
     return float(np.asarray(v).item())
 
 
-def _per_edge(v, m, name):
-    v = _finite_array(v, name)
-    if v.size != m or v.ndim > 2 or (v.ndim == 2 and v.shape[1] != 1):
-        raise ValueError(f"{name} must have shape ({m}, 1), one value per spring, got {v.shape}")
-    return v.reshape(m, 1)
-
-
 class SpringEnergy:
-    """Strain-normalized mass springs: ``Psi(x) = sum_e vol_e * 1/2 * ym_e * ((l_e - l0_e) / l0_e)^2``.
+    r"""Strain-normalized mass springs, on simkit's ``mass_springs_*_z``.
+
+    :math:`\Psi(x) = \sum_e v_e \tfrac{1}{2} Y_e \left(\frac{l_e - l_{0,e}}{l_{0,e}}\right)^2`, :math:`l_e = \lVert (J x)_e \rVert`
 
     The axial stiffness of spring e is ``d^2 Psi / d l_e^2 = ym_e * vol_e / l0_e^2``, so
-    ``ym = EA`` and ``vol = l0`` give the ``EA / l`` springs of a discretized rod. Built on
-    ``simkit.energies.mass_springs_*_z`` with simkit's (unnormalized) stiffness
-    ``ym / l0^2``; the Hessian is the PSD-projected one.
+    ``ym = EA`` and ``vol = l0`` give the ``EA / l`` springs of a discretized rod. simkit's
+    (unnormalized) stiffness is ``ym / l0^2``; the Hessian is the PSD-projected one.
 
     Parameters
     ----------
-    J : (m*dim, n*dim) sparse matrix
-        Stacked edge-vector operator, ``d = J x``.
-    ym : (m, 1) float array
-        Young's-modulus-like stiffness per spring (e.g. ``EA``).
-    vol : (m, 1) float array
-        Quadrature weight per spring (e.g. its rest length).
-    l0 : (m, 1) float array
+    J : (m*dim, n*dim) sparse matrix or array
+        Stacked edge-vector operator, ``d = J x``. The number of springs m and their
+        dimension come from J: its ``kron(B, I_dim)`` structure (dim 2 or 3), or `dim`.
+    ym : (m, 1) or (m,) float array, or a scalar
+        Young's-modulus-like stiffness per spring (e.g. ``EA``), >= 0; one value means every spring.
+    vol : (m, 1) or (m,) float array, or a scalar
+        Quadrature weight per spring (e.g. its rest length), >= 0.
+    l0 : (m, 1) or (m,) float array, or a scalar
         Rest length per spring, > 0.
+    dim : int, optional, keyword-only
+        Spatial dimension, for an operator without ``kron(B, I_dim)`` structure.
     """
 
-    def __init__(self, J, ym, vol, l0):
-        if not (sps.issparse(J) or isinstance(J, np.ndarray)) or J.ndim != 2:
-            raise TypeError(f"J must be a 2D sparse matrix or array, got {type(J).__name__}")
-        l0 = _finite_array(l0, "l0").reshape(-1, 1)
-        m = l0.shape[0]
-        if m == 0 or J.shape[0] % m:
-            raise ValueError(f"J has {J.shape[0]} rows, expected m*dim for m = {m} springs (len(l0))")
-        if np.any(l0 <= 0):
-            raise ValueError("l0 must be positive: a zero rest length has no strain")
+    def __init__(self, J, ym, vol, l0, *, dim=None):
+        shape = J.shape if sps.issparse(J) or isinstance(J, np.ndarray) else None
+        if shape is None or len(shape) != 2:
+            raise TypeError(f"J: expected a 2D sparse matrix or array of shape (m*dim, n*dim), got "
+                            f"{type(J).__name__} of shape {shape}")
+        operator = _assembly.operator_pattern(J, shape[1], dim)
+        m = operator.m
         self.J = sps.csc_matrix(J)
-        self.ym = _per_edge(ym, m, "ym")
-        self.vol = _per_edge(vol, m, "vol")
-        self.l0 = l0
-        self._k = self.ym / l0 ** 2
-        self._N = J.shape[1]
+        self.dim = operator.dim
+        self.ym = _validate.element_param(ym, "ym", m, what="spring")
+        self.vol = _validate.element_param(vol, "vol", m, what="spring")
+        self.l0 = _validate.element_param(l0, "l0", m, positive=True, what="spring")
+        self._k = self.ym / self.l0 ** 2
+        self._N = shape[1]
 
     def energy(self, x):
         """Total spring energy, float."""
         x = _column(x, self._N)
-        return _scalar(simkit.energies.mass_springs_energy_z(x, self.J, self._k, self.vol, self.l0))
+        return simkit.energies.mass_springs_energy_z(x, self.J, self._k, self.vol, self.l0, dim=self.dim)
 
     def gradient(self, x):
         """Gradient, (N, 1) float array."""
         x = _column(x, self._N)
-        return simkit.energies.mass_springs_gradient_z(x, self.J, self._k, self.vol, self.l0)
+        return simkit.energies.mass_springs_gradient_z(x, self.J, self._k, self.vol, self.l0, dim=self.dim)
 
     def hessian(self, x):
         """PSD-projected Hessian, (N, N) sparse matrix."""
         x = _column(x, self._N)
-        return simkit.energies.mass_springs_hessian_z(x, self.J, self._k, self.vol, self.l0, psd=True)
+        return simkit.energies.mass_springs_hessian_z(x, self.J, self._k, self.vol, self.l0, psd=True, dim=self.dim)
 
 
 class PenaltySpring:
-    """Soft pins: ``Psi(x) = k/2 * ||x[idx] - targets||^2`` (zero until ``set`` is called).
+    r"""Soft pins, zero until ``set`` is called.
+
+    :math:`\Psi(x) = \tfrac{k}{2} \sum_{i \in \text{idx}} \lVert x_i - t_i \rVert^2`
 
     Parameters
     ----------
     n : int
-        Number of nodes.
+        Number of nodes, >= 1.
     dim : int
         Spatial dimension (2 or 3).
     k : float
@@ -1283,11 +1256,11 @@ class PenaltySpring:
     """
 
     def __init__(self, n, dim, k):
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n must be a positive int number of nodes, got {n!r}")
-        if dim not in (2, 3) or isinstance(dim, (bool, np.bool_)):
-            raise ValueError(f"dim must be 2 or 3, got {dim!r}")
-        self.n, self.dim, self.k = int(n), int(dim), _positive(k, "k")
+        self.n = _validate.integer(n, "n", low=1)
+        self.dim = _validate.integer(dim, "dim")
+        if self.dim not in (2, 3):
+            raise ValueError(f"dim: expected 2 or 3, got {self.dim}")
+        self.k = _validate.positive_scalar(k, "k")
         N = self.n * self.dim
         self.Q = sps.csc_matrix((N, N))
         self.b = np.zeros((N, 1))
@@ -1308,11 +1281,12 @@ class PenaltySpring:
         self : PenaltySpring
         """
         idx = _indices(idx, self.n, "idx")
-        targets = _finite_array(targets, "targets").reshape(-1, self.dim) if np.size(targets) else np.zeros(
-            (0, self.dim))
+        targets = _finite_array(targets, "targets")
+        if targets.size == 0:
+            targets = targets.reshape(0, self.dim)
         if targets.shape != (idx.size, self.dim):
-            raise ValueError(f"targets must have shape ({idx.size}, {self.dim}), one row per pinned node, "
-                             f"got {np.shape(targets)}")
+            raise ValueError(f"targets: expected shape ({idx.size}, {self.dim}), one row per pinned node, "
+                             f"got {targets.shape}")
         self.Q, self.b = simkit.dirichlet_penalty(idx, targets, self.n, self.k)
         self.c = 0.5 * self.k * float(np.sum(targets ** 2))   # the constant dirichlet_penalty drops
         return self
@@ -1334,7 +1308,9 @@ class PenaltySpring:
 
 
 class Gravity:
-    """Work of constant forces: ``Psi(x) = -f_g^T x``, gradient ``-f_g``, zero Hessian.
+    r"""Work of constant forces, with gradient ``-f_g`` and a zero Hessian.
+
+    :math:`\Psi(x) = -f_g^\top x`
 
     Parameters
     ----------
@@ -1345,7 +1321,7 @@ class Gravity:
     def __init__(self, f_g):
         self.f_g = _finite_array(f_g, "f_g").reshape(-1, 1)
         if self.f_g.shape[0] == 0:
-            raise ValueError("f_g must not be empty")
+            raise ValueError("f_g: expected at least one degree of freedom, got an empty array")
 
     def energy(self, x):
         """Potential of the forces, float."""
@@ -1364,23 +1340,24 @@ class Gravity:
 
 
 class Inertia:
-    """Backward-Euler inertia: ``1/(2 h^2) ||x - (x_n + h v_n)||_M^2``, set per step by ``update``.
+    r"""Backward-Euler inertia, set per step by ``update``.
+
+    :math:`\Psi(x) = \tfrac{1}{2h^2} \lVert x - (x_n + h v_n) \rVert_M^2`
 
     Equal to ``simkit.energies.kinetic_*_be(x, x_n, x_n - h v_n, M, h)``.
 
     Parameters
     ----------
-    M : (N, N) sparse matrix
-        Mass matrix on the stacked degrees of freedom.
+    M : (N, N) sparse matrix or array
+        Mass matrix on the stacked degrees of freedom: symmetric, positive diagonal.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
     """
 
     def __init__(self, M, h):
-        if not (sps.issparse(M) or isinstance(M, np.ndarray)) or M.ndim != 2 or M.shape[0] != M.shape[1]:
-            raise ValueError(f"M must be a square (N, N) matrix, got {getattr(M, 'shape', type(M).__name__)}")
+        M = _validate.mass_matrix(M, "M")[0]
         self.M = sps.csc_matrix(M)
-        self.h = _positive(h, "h")
+        self.h = _validate.time_step(h)
         self.x_n = None
         self.x_prev = None
 
@@ -1392,8 +1369,8 @@ class Inertia:
         self : Inertia
         """
         N = self.M.shape[0]
-        self.x_n = _finite_array(_column(x_n, N, "x_n"), "x_n")
-        self.x_prev = self.x_n - self.h * _finite_array(_column(v_n, N, "v_n"), "v_n")
+        self.x_n = _column(x_n, N, "x_n")
+        self.x_prev = self.x_n - self.h * _column(v_n, N, "v_n")
         return self
 
     def _state(self, x):
