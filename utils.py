@@ -971,6 +971,10 @@ REF_STYLES = [("#b03a2e", "--"), ("0.35", ":"), ("#2e86c1", "-.")]
 """list of (colour, linestyle) : reference lines of the grid animation, in order."""
 
 
+COUNTER_PLACES = {"upper left": (0.02, 0.97, "left", "top"), "upper right": (0.98, 0.97, "right", "top"),
+                  "lower left": (0.02, 0.03, "left", "bottom"), "lower right": (0.98, 0.03, "right", "bottom")}
+
+
 def _polylines(refs, name):
     """{label: (k, 2) float array} of reference polylines; NaN rows break a polyline into pieces."""
     if refs is None:
@@ -992,7 +996,8 @@ def _polylines(refs, name):
 
 
 def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, suptitle=None,
-                         node_size=40, lw=2.5, t=None, time_format=None, ncols=None, legend_loc="lower left"):
+                         node_size=40, lw=2.5, t=None, time_format=None, ncols=None, legend_loc="lower left",
+                         counter_loc="upper left"):
     """Animate several spring networks in a grid of panels on one shared time line.
 
     Every panel must have the same number of frames T (panels are not resampled: pick
@@ -1007,7 +1012,8 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         One dict per panel: ``"states"`` (sequence of (n, 2) arrays or (T, n, 2) array),
         ``"E"`` ((m, 2) int array) and optionally ``"title"`` (str), ``"rest"`` ((n, 2),
         gray dashes), ``"refs"`` (dict label -> (k, 2) polyline, NaN rows separate
-        pieces), ``"t"`` ((T,) values of this panel's counter) and ``"time_format"``.
+        pieces), ``"legend"`` (bool, default True: list the refs), ``"t"`` ((T,) values of
+        this panel's counter) and ``"time_format"``.
     lims : ((xmin, xmax), (ymin, ymax)), optional
         Limits shared by all panels; the bounding box of all states when None.
     fps : float, default 20
@@ -1026,7 +1032,10 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     ncols : int, optional
         Panels per row; all in one row when None, ``ncols=1`` stacks them.
     legend_loc : str, default "lower left"
-        Legend position of the reference lines in each panel that has some.
+        Legend position of the reference lines in each panel that has some; ``"outside"``
+        puts it to the right of the panel.
+    counter_loc : {"upper left", "upper right", "lower left", "lower right"}, default "upper left"
+        Corner of each panel holding its counter.
 
     Returns
     -------
@@ -1047,6 +1056,7 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         rest = None if rest is None else _points(rest, f"panels[{k}]['rest']", P.shape[1])
         refs = _polylines(panel.get("refs"), f"panels[{k}]['refs']")
         data.append({"P": P, "E": E, "title": panel.get("title"), "rest": rest, "refs": refs,
+                     "legend": bool(panel.get("legend", True)),
                      "t": panel.get("t", t), "time_format": panel.get("time_format", time_format)})
     counts = [d["P"].shape[0] for d in data]
     if len(set(counts)) != 1:
@@ -1060,6 +1070,8 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
                 raise ValueError(f"t has {d['t'].shape[0]} values but there are {T} frames; pass one per frame")
             d["label_of"] = _label_formatter(d["t"], "time  (s)", d["time_format"])
     fps = _positive(fps, "fps")
+    if counter_loc not in COUNTER_PLACES:
+        raise ValueError(f"counter_loc must be one of {sorted(COUNTER_PLACES)}, got {counter_loc!r}")
     if ncols is None:
         ncols = len(data)
     if isinstance(ncols, (bool, np.bool_)) or not isinstance(ncols, numbers.Integral) or ncols < 1:
@@ -1090,13 +1102,15 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
                 ax.plot(pts[:, 0], pts[:, 1], color=color, ls=ls, lw=1.4, label=label, zorder=ANIM_Z - 1)
             springs, nodes, pins, segments = _animated_network(ax, d["P"], d["E"], d["rest"], pin_pts, lims,
                                                                d["title"], node_size, lw)
-            if d["refs"]:
-                ax.legend(loc=legend_loc, fontsize=8.5)
+            if d["refs"] and d["legend"]:
+                outside = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)} if legend_loc == "outside" else {
+                    "loc": legend_loc}
+                ax.legend(fontsize=8.5, **outside)
             stamp = None
             if d["t"] is not None:
-                stamp = ax.text(0.015, 0.965, d["label_of"](d["t"][0]), transform=ax.transAxes, ha="left",
-                                va="top", fontsize=9.5, color="0.2", zorder=ANIM_Z + 3,
-                                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1.5})
+                x, y, ha, va = COUNTER_PLACES[counter_loc]
+                stamp = ax.text(x, y, d["label_of"](d["t"][0]), transform=ax.transAxes, ha=ha, va=va,
+                                fontsize=9.5, color="0.2", zorder=ANIM_Z + 3)
             moving.append((springs, nodes, stamp, d, segments))
             if pins is not None:
                 pin_artists.append(pins)
