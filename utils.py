@@ -49,7 +49,10 @@ from simkit.filesystem import BlitAnimation, save_animation, save_figure
 # ---------------------------------------------------------------------------------------
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-"""str : the repository root (the folder holding this file)."""
+"""str : the repository root (the folder holding this file).
+
+:meta hide-value:
+"""
 
 MEDIA_ENV = "SIMKIT_MEDIA_DIR"
 
