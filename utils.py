@@ -49,7 +49,10 @@ from simkit.filesystem import BlitAnimation, save_animation, save_figure
 # ---------------------------------------------------------------------------------------
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-"""str : the repository root (the folder holding this file)."""
+"""str : the repository root (the folder holding this file).
+
+:meta hide-value:
+"""
 
 MEDIA_ENV = "SIMKIT_MEDIA_DIR"
 
@@ -167,7 +170,7 @@ class Chapter:
                 os.path.join(media_dir(), f"{self.prefix}_{name}{suffix}"))
 
     def figure(self, fig, name):
-        """Save and publish a figure, close it, and return it for the page.
+        r"""Save and publish a figure, close it, and return it for the page.
 
         Parameters
         ----------
@@ -179,8 +182,9 @@ class Chapter:
         Returns
         -------
         image : IPython.display.Image
-            The published PNG (``DENSITY`` x the figure's size in CSS pixels), shown at
-            its CSS size.
+            The published PNG, shown at its CSS size: a figure ``w`` inches wide is
+            :math:`w \cdot \mathrm{DPI}` CSS pixels and :math:`w \cdot \mathrm{DENSITY} \cdot \mathrm{DPI}`
+            image pixels wide.
         """
         from IPython.display import Image
 
@@ -249,9 +253,10 @@ def _data_points(artist):
 
 
 def check_frames_inside(anim, name="anim"):
-    """Raise ValueError when an animated artist of any frame draws data outside its Axes.
+    r"""Raise ValueError when an animated artist of any frame draws data outside its Axes.
 
-    Checks the data coordinates of every animated line, line collection and scatter of
+    Every drawn point must satisfy :math:`x_0 \le x \le x_1,\ y_0 \le y \le y_1` for the
+    Axes' limits. Checks the data coordinates of every animated line, line collection and scatter of
     a ``BlitAnimation`` on flat (2D) Axes against the Axes' limits, frame by frame, so a
     video never shows nodes leaving the picture. Other animations pass unchecked.
 
@@ -476,7 +481,7 @@ class SpringNetworkArtists(NamedTuple):
 
 
 def setup_axes(ax, xlim, ylim, title=None, xlabel=None, ylabel=None):
-    """Prepare a scene Axes: fixed limits, equal aspect, light grid, optional title and axis labels.
+    r"""Prepare a scene Axes: fixed limits, equal aspect (:math:`\Delta y / \Delta x` drawn to scale), light grid, title and axis labels.
 
     Parameters
     ----------
@@ -509,10 +514,11 @@ def setup_axes(ax, xlim, ylim, title=None, xlabel=None, ylabel=None):
 def plot_spring_network(ax, X, E, pins=None, node_values=None, edge_values=None, cmap="viridis",
                         label=None, vmin=None, vmax=None, node_size=30, lw=2.0, title=None, lims=None,
                         rest=None, *, zorder=2.0):
-    """Draw a 2D spring network: springs as one LineCollection, nodes as a scatter, pins as squares.
+    r"""Draw a 2D spring network: springs as one LineCollection, nodes as a scatter, pins as squares.
 
-    A scalar field on the nodes or on the springs colours them through ``cmap`` and gets a
-    colorbar labelled ``label``; the rest shape, when given, is drawn in gray dashes below.
+    A scalar field on the nodes (a lumped mass) or on the springs (a tension
+    :math:`k\,(l_e - l_{0,e})`) colours them through ``cmap`` and gets a colorbar labelled
+    ``label``; the rest shape, when given, is drawn in gray dashes below.
 
     Parameters
     ----------
@@ -629,7 +635,7 @@ def _finish_plot(fig, ax, own, xlabel, ylabel, title, legend):
 
 
 def line_plot(t, series, xlabel="", ylabel="", colors=None, title=None, ax=None, figsize=(7.5, 4.2)):
-    """Plot several named series against a shared abscissa.
+    r"""Plot several named series against a shared abscissa: one curve :math:`(t_i, y_i)` per name.
 
     Parameters
     ----------
@@ -662,7 +668,7 @@ def line_plot(t, series, xlabel="", ylabel="", colors=None, title=None, ax=None,
 
 
 def phase_plot(series, xlabel="", ylabel="", title=None, figsize=(7.5, 5.5), colors=None, ax=None):
-    """Plot trajectories in a 2D phase plane (e.g. displacement against momentum), start marked by a dot.
+    r"""Plot trajectories in a 2D phase plane, e.g. :math:`(u, p = m v)`, start marked by a dot.
 
     Parameters
     ----------
@@ -700,9 +706,9 @@ def phase_plot(series, xlabel="", ylabel="", title=None, figsize=(7.5, 5.5), col
 
 def residual_plot(series, t=None, ax=None, markers=False, xlabel="iteration", ylabel="residual",
                   title=None, colors=None, figsize=(6.5, 4.2)):
-    """Plot positive quantities that decay (residuals, errors, energy gaps) on a log y axis.
+    r"""Plot positive quantities that decay (residuals, errors, energy gaps) on a log y axis.
 
-    Zero or negative entries (e.g. the final gap ``Phi_k - Phi*`` of a converged solve) have
+    Zero or negative entries (e.g. the final gap :math:`\Phi_k - \Phi^\star` of a converged solve) have
     no logarithm; they are left out of the curve instead of being clipped.
 
     Parameters
@@ -746,9 +752,9 @@ def residual_plot(series, t=None, ax=None, markers=False, xlabel="iteration", yl
 
 def loglog_plot(x, series, xlabel="", ylabel="", colors=None, ref_slopes=None, title=None, ax=None,
                 figsize=(6.5, 4.5)):
-    """Plot convergence data on log-log axes with dashed reference slopes.
+    r"""Plot convergence data on log-log axes with dashed reference slopes.
 
-    Each reference line ``y = y0 (x / x0)^s`` is anchored at the first point ``(x0, y0)``
+    Each reference line :math:`y = y_0\,(x / x_0)^s` is anchored at the first point :math:`(x_0, y_0)`
     of the first series, so a series with order ``s`` runs parallel to it.
 
     Parameters
@@ -847,9 +853,9 @@ def _animated_network(ax, states, E, rest, pin_pts, lims, title, node_size, lw):
 def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="time  (s)", ylabel="energy",
                            scene_title=None, title=None, colors=None, pin_pts=None, figsize=(11, 4),
                            node_size=40, lw=2.5, interval=50, time_format=None):
-    """Animate a spring network (left) beside its energy curves traced in lock-step (right).
+    r"""Animate a spring network (left) beside its energy curves traced in lock-step (right).
 
-    Frame ``i`` shows ``states[i]`` and the curves up to ``t[i]`` with a moving marker; the
+    Frame :math:`i` shows ``states[i]`` and the curves over :math:`t_0 \dots t_i` with a moving marker; the
     full curves stay faint in the background and a label gives the current ``t[i]``.
 
     Parameters
@@ -949,6 +955,10 @@ REF_STYLES = [("#b03a2e", "--"), ("0.35", ":"), ("#2e86c1", "-.")]
 """list of (colour, linestyle) : reference lines of the grid animation, in order."""
 
 
+COUNTER_PLACES = {"upper left": (0.02, 0.97, "left", "top"), "upper right": (0.98, 0.97, "right", "top"),
+                  "lower left": (0.02, 0.03, "left", "bottom"), "lower right": (0.98, 0.03, "right", "bottom")}
+
+
 def _polylines(refs, name):
     """{label: (k, 2) float array} of reference polylines; NaN rows break a polyline into pieces."""
     if refs is None:
@@ -970,12 +980,13 @@ def _polylines(refs, name):
 
 
 def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, suptitle=None,
-                         node_size=40, lw=2.5, t=None, time_format=None, ncols=None, legend_loc="lower left"):
-    """Animate several spring networks in a grid of panels on one shared time line.
+                         node_size=40, lw=2.5, t=None, time_format=None, ncols=None, legend_loc="lower left",
+                         counter_loc="upper left"):
+    r"""Animate several spring networks in a grid of panels on one shared time line.
 
     Every panel must have the same number of frames T (panels are not resampled: pick
     frames with e.g. ``np.linspace(0, len(states) - 1, T).astype(int)``). A thin bar under
-    the panels shows the progress through the T frames; with ``t`` each panel also shows
+    the panels shows the progress :math:`i / (T - 1)` through the T frames; with ``t`` each panel also shows
     a counter ("time = 1.20 s"), and reference polylines (a rest length, an initial
     amplitude, a static shape) stay in place, dashed, while the network moves.
 
@@ -985,7 +996,8 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         One dict per panel: ``"states"`` (sequence of (n, 2) arrays or (T, n, 2) array),
         ``"E"`` ((m, 2) int array) and optionally ``"title"`` (str), ``"rest"`` ((n, 2),
         gray dashes), ``"refs"`` (dict label -> (k, 2) polyline, NaN rows separate
-        pieces), ``"t"`` ((T,) values of this panel's counter) and ``"time_format"``.
+        pieces), ``"legend"`` (bool, default True: list the refs), ``"t"`` ((T,) values of
+        this panel's counter) and ``"time_format"``.
     lims : ((xmin, xmax), (ymin, ymax)), optional
         Limits shared by all panels; the bounding box of all states when None.
     fps : float, default 20
@@ -1004,7 +1016,10 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     ncols : int, optional
         Panels per row; all in one row when None, ``ncols=1`` stacks them.
     legend_loc : str, default "lower left"
-        Legend position of the reference lines in each panel that has some.
+        Legend position of the reference lines in each panel that has some; ``"outside"``
+        puts it to the right of the panel.
+    counter_loc : {"upper left", "upper right", "lower left", "lower right"}, default "upper left"
+        Corner of each panel holding its counter.
 
     Returns
     -------
@@ -1025,6 +1040,7 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         rest = None if rest is None else _points(rest, f"panels[{k}]['rest']", P.shape[1])
         refs = _polylines(panel.get("refs"), f"panels[{k}]['refs']")
         data.append({"P": P, "E": E, "title": panel.get("title"), "rest": rest, "refs": refs,
+                     "legend": bool(panel.get("legend", True)),
                      "t": panel.get("t", t), "time_format": panel.get("time_format", time_format)})
     counts = [d["P"].shape[0] for d in data]
     if len(set(counts)) != 1:
@@ -1038,6 +1054,8 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
                 raise ValueError(f"t has {d['t'].shape[0]} values but there are {T} frames; pass one per frame")
             d["label_of"] = _label_formatter(d["t"], "time  (s)", d["time_format"])
     fps = _positive(fps, "fps")
+    if counter_loc not in COUNTER_PLACES:
+        raise ValueError(f"counter_loc must be one of {sorted(COUNTER_PLACES)}, got {counter_loc!r}")
     if ncols is None:
         ncols = len(data)
     if isinstance(ncols, (bool, np.bool_)) or not isinstance(ncols, numbers.Integral) or ncols < 1:
@@ -1068,13 +1086,15 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
                 ax.plot(pts[:, 0], pts[:, 1], color=color, ls=ls, lw=1.4, label=label, zorder=ANIM_Z - 1)
             springs, nodes, pins, segments = _animated_network(ax, d["P"], d["E"], d["rest"], pin_pts, lims,
                                                                d["title"], node_size, lw)
-            if d["refs"]:
-                ax.legend(loc=legend_loc, fontsize=8.5)
+            if d["refs"] and d["legend"]:
+                outside = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)} if legend_loc == "outside" else {
+                    "loc": legend_loc}
+                ax.legend(fontsize=8.5, **outside)
             stamp = None
             if d["t"] is not None:
-                stamp = ax.text(0.015, 0.965, d["label_of"](d["t"][0]), transform=ax.transAxes, ha="left",
-                                va="top", fontsize=9.5, color="0.2", zorder=ANIM_Z + 3,
-                                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1.5})
+                x, y, ha, va = COUNTER_PLACES[counter_loc]
+                stamp = ax.text(x, y, d["label_of"](d["t"][0]), transform=ax.transAxes, ha=ha, va=va,
+                                fontsize=9.5, color="0.2", zorder=ANIM_Z + 3)
             moving.append((springs, nodes, stamp, d, segments))
             if pins is not None:
                 pin_artists.append(pins)
@@ -1100,9 +1120,9 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
 # ---------------------------------------------------------------------------------------
 
 def embed_video(path, alt=None, width=None):
-    """An HTML5 video (controls, loop, muted, playsinline) with the MP4 inlined as a base64 data URI.
+    r"""An HTML5 video (controls, loop, muted, playsinline) with the MP4 inlined as a base64 data URI.
 
-    The video plays in Jupyter and on the static website (offline too) with no file to copy.
+    An MP4 of :math:`b` bytes adds :math:`4 \lceil b / 3 \rceil` characters to the page. The video plays in Jupyter and on the static website (offline too) with no file to copy.
 
     Parameters
     ----------
@@ -1143,7 +1163,7 @@ def embed_video(path, alt=None, width=None):
 
 
 def show_video(fig, anim, path, fps=20, copy_to=None):
-    """Save an animation as MP4, close its figure and return the embedded video.
+    r"""Save an animation as MP4, close its figure and return the embedded video: :math:`n` frames last :math:`n / \mathrm{fps}` seconds.
 
     Parameters
     ----------

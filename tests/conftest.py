@@ -1,4 +1,5 @@
 """Shared test set-up: headless matplotlib, and the two builds the chapter and site tests read."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -10,6 +11,14 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = ROOT / "scripts" / "build_book.py"
+
+
+def toc_chapters():
+    """Names of the chapter notebooks listed in _toc.yml, in reading order (as the build finds them)."""
+    spec = importlib.util.spec_from_file_location("build_book", BUILD_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return [path.stem for path in module.toc_notebooks()]
 
 
 def run_build(*args, root=ROOT):

@@ -43,7 +43,7 @@ def test_failing_chapter_names_chapter_cell_and_error_and_keeps_media(tree):
     path = tree / "book" / "011_mass_springs.ipynb"
     nb = nbformat.read(path, as_version=4)
     # fail right after the first cell that publishes a figure, so media were already staged
-    first_save = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "save_figure" in c.source)
+    first_save = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "ch.figure(" in c.source)
     nb.cells.insert(first_save + 1, nbformat.v4.new_code_cell('raise RuntimeError("deliberate failure")'))
     nbformat.write(nb, path)
     (tree / "media" / "011_meshes.png").write_bytes(b"the previous figure")
