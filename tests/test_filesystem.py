@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from matplotlib.animation import FuncAnimation
 
+from conftest import descendants, running
 from simkit.filesystem import BlitAnimation, _atomic, _encoder, save_animation, save_figure
 from simkit.filesystem._probe import mp4_boxes, probe_video
 
@@ -507,23 +508,6 @@ save_animation(anim, sys.argv[1], fps=25)
 """
 
 
-def _children(pid):
-    """PIDs of the direct children of process `pid` (Linux /proc)."""
-    found = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as fh:
-            found += [int(c) for c in fh.read().split()]
-    return found
-
-
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"     # a zombie has exited
-    except FileNotFoundError:
-        return False
-
-
 def _start_render(tmp_path):
     """A render in a subprocess, over an existing video; returns (process, folder, target, old bytes, ffmpeg pid)."""
     folder = tmp_path / "out"
@@ -536,12 +520,12 @@ def _start_render(tmp_path):
     deadline = time.monotonic() + 60
     while True:             # wait until ffmpeg runs and has written into the temporary file
         parts = [p for p in folder.iterdir() if p.name.endswith(".part")]
-        if parts and parts[0].stat().st_size > 0 and _children(proc.pid):
+        if parts and parts[0].stat().st_size > 0 and descendants(proc.pid):
             break
         assert proc.poll() is None, f"the render stopped early:\n{proc.stderr.read()}"
         assert time.monotonic() < deadline, "the render never started"
         time.sleep(0.05)
-    (ffmpeg,) = _children(proc.pid)
+    (ffmpeg,) = descendants(proc.pid)
     return proc, folder, target, ffmpeg
 
 
@@ -554,7 +538,7 @@ def test_signal_during_render_removes_the_temporary_file_and_ffmpeg(tmp_path, si
     assert proc.returncode == -signum, "the process must still end by the signal it was sent"
     assert os.listdir(folder) == ["v.mp4"], "a temporary file was left behind"
     assert target.read_bytes() == b"the previous video"
-    assert not _alive(ffmpeg), "ffmpeg outlived the render"
+    assert not running(ffmpeg), "ffmpeg outlived the render"
 
 
 def test_next_write_sweeps_the_temporary_file_of_a_killed_render(tmp_path):

@@ -69,7 +69,7 @@ def make_parent(path, name):
         raise ValueError(f"cannot create the folder of {name} ({folder!r}): {err}") from err
 
 
-def _process_alive(pid):
+def process_alive(pid):
     """True unless no process ``pid`` exists (one owned by another user counts as alive)."""
     try:
         os.kill(pid, 0)
@@ -100,7 +100,7 @@ def sweep_stale_parts(folder):
             if match is None or match["host"] != _HOST:
                 continue
             pid = int(match["pid"])
-            if pid == os.getpid() or _process_alive(pid):
+            if pid == os.getpid() or process_alive(pid):
                 continue
             with contextlib.suppress(FileNotFoundError):      # another writer swept it first
                 os.remove(entry.path)
