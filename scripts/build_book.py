@@ -61,6 +61,7 @@ SITE_STAMP = RECORDS / "site.ok"
 LOCK = BUILD / ".lock"
 STAGING = ".staging-"                      # every staging folder in _build starts with this
 KERNEL_DIR = "simkit-kernel-"              # + pid: private folder of a kernel's sockets, in the temp dir
+KERNEL_OWNER = re.compile(re.escape(KERNEL_DIR) + r"(?P<pid>[0-9]+)-[0-9a-z_]+")
 SITE_PARTS = ["html", ".doctrees", "jupyter_execute"]     # what `jb build` writes into _build
 CODE_INPUTS = ["simkit/**/*.py", "utils.py", "requirements.lock"]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -115,8 +116,8 @@ def sweep_leftovers():
     for stale in BUILD.glob(STAGING + "*"):
         shutil.rmtree(stale, ignore_errors=True)
     for stale in Path(tempfile.gettempdir()).glob(KERNEL_DIR + "*"):
-        pid = stale.name[len(KERNEL_DIR):].split("-", 1)[0]
-        if pid.isdigit() and not process_alive(int(pid)):
+        owner = KERNEL_OWNER.fullmatch(stale.name)
+        if owner and not process_alive(int(owner["pid"])):
             shutil.rmtree(stale, ignore_errors=True)
 
 
@@ -176,8 +177,9 @@ def check_media_claims(notebooks):
         claims.setdefault(media_prefix(path.stem), []).append(path.relative_to(ROOT))
     clashes = [(prefix, paths) for prefix, paths in claims.items() if len(paths) > 1]
     if clashes:
-        lines = [f"chapters {', '.join(map(str, paths[:-1]))} and {paths[-1]} all publish their media as "
-                 f"media/{prefix}*" for prefix, paths in clashes]
+        lines = [f"chapters {', '.join(map(str, paths[:-1]))} and {paths[-1]} "
+                 f"{'both' if len(paths) == 2 else 'all'} publish their media as media/{prefix}*"
+                 for prefix, paths in clashes]
         raise BuildError("\n".join(lines) + "\na chapter may only replace the media it wrote itself, so every "
                          "chapter in _toc.yml needs a number of its own: rename one of them (and its media "
                          "names) to a free number. Nothing was executed.")

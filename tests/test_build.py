@@ -142,6 +142,23 @@ def test_publish_media_replaces_and_deletes_only_what_the_chapter_wrote(build_bo
     assert published["011_new.mp4"] == hashlib.sha256(b"video").hexdigest()
 
 
+def test_leftovers_of_killed_builds_are_swept_and_nothing_else(build_book, tmp_path, monkeypatch):
+    temp = tmp_path / "tmp"
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    stale = ["_build/.staging-011_mass_springs-x1y2/media", "_build/.staging-site/_build/html",
+             f"tmp/simkit-kernel-{dead}-ab_c9"]
+    kept = [f"tmp/simkit-kernel-{os.getpid()}-ab_c9",        # a live build's kernel sockets
+            "tmp/simkit-kernel-12345678",                       # not named by this build: unknown owner
+            "_build/html", "_build/exec"]
+    for folder in stale + kept:
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "file").write_bytes(b"x")
+    build_book.sweep_leftovers()
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("file")) == sorted(f"{k}/file" for k in kept)
+
+
 def test_publish_media_rejects_files_of_another_chapter(build_book, tmp_path):
     media, staging = tmp_path / "media", tmp_path / "staging"
     media.mkdir()
@@ -221,7 +238,7 @@ def test_chapters_sharing_a_number_stop_the_build_before_anything_runs(tree):
     result = run_build("--no-site", root=tree)
 
     assert result.returncode == 1
-    assert ("chapters book/011_extra.ipynb and book/011_mass_springs.ipynb all publish their media as "
+    assert ("chapters book/011_extra.ipynb and book/011_mass_springs.ipynb both publish their media as "
             "media/011_*") in result.stderr
     assert "Nothing was executed" in result.stderr
     assert "executing ..." not in result.stdout
