@@ -286,12 +286,20 @@ def test_second_build_waits_for_the_first(tiny):
     assert f"{TINY}: executed in" in out
 
 
-def test_sigterm_during_a_build_leaves_no_staging_folder_kernel_or_socket(tiny):
+@pytest.fixture
+def short_tmp():
+    """A private temp folder with a short path: unix socket paths are limited to about 100 bytes."""
+    folder = Path(tempfile.mkdtemp(prefix="sigterm-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_sigterm_during_a_build_leaves_no_staging_folder_kernel_or_socket(tiny, short_tmp):
     ready = tiny / "kernel-is-sleeping"
     nbformat.write(tiny_chapter(f"import time\nopen({str(ready)!r}, 'w').close()\ntime.sleep(300)"),
                    tiny / "book" / f"{TINY}.ipynb")
     media_before = digests(tiny / "media")
-    private_tmp = Path(tempfile.mkdtemp(prefix="sigterm-"))     # short: unix socket paths are limited
+    private_tmp = short_tmp
     env = dict(os.environ, TMPDIR=str(private_tmp), JUPYTER_RUNTIME_DIR=str(private_tmp / "runtime"))
     build = subprocess.Popen([sys.executable, str(tiny / "scripts" / "build_book.py")], cwd=tiny, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -321,4 +329,3 @@ def test_sigterm_during_a_build_leaves_no_staging_folder_kernel_or_socket(tiny):
     assert digests(tiny / "media") == media_before
     assert not (tiny / "results").exists()
     assert "stopped by SIGTERM" in err
-    shutil.rmtree(private_tmp)
