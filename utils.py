@@ -55,10 +55,14 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 """
 
 MEDIA_ENV = "SIMKIT_MEDIA_DIR"
+RESULTS_ENV = "SIMKIT_RESULTS_DIR"
 
 
 def notebook_results_path(name):
     """Create and return the results folder of a notebook, ``<ROOT>/results/<name>``, whatever the cwd.
+
+    The site build sets ``SIMKIT_RESULTS_DIR`` to a staging folder used instead of
+    ``<ROOT>/results``, so a failing chapter leaves no partial results behind.
 
     Parameters
     ----------
@@ -73,7 +77,8 @@ def notebook_results_path(name):
     if not isinstance(name, str) or name in ("", ".", "..") or os.sep in name or (
             os.altsep and os.altsep in name):
         raise ValueError(f"name must be a non-empty folder name without path separators, got {name!r}")
-    path = os.path.join(ROOT, "results", name)
+    base = os.environ.get(RESULTS_ENV, "")
+    path = os.path.join(os.path.abspath(os.path.expanduser(base)) if base else os.path.join(ROOT, "results"), name)
     os.makedirs(path, exist_ok=True)
     return path
 

@@ -1,4 +1,5 @@
-"""Shared test set-up: headless matplotlib, and the two builds the chapter and site tests read."""
+"""Shared test set-up: headless matplotlib, the two builds the chapter and site tests read, and
+process helpers for the tests that signal a render or a build."""
 import importlib.util
 import os
 import subprocess
@@ -25,6 +26,28 @@ def run_build(*args, root=ROOT):
     """Run the site build script of the tree at `root`; return the CompletedProcess."""
     return subprocess.run([sys.executable, str(root / "scripts" / "build_book.py"), *args],
                           cwd=root, capture_output=True, text=True)
+
+
+def descendants(pid):
+    """PIDs of every process below process `pid` (Linux /proc)."""
+    found, queue = [], [pid]
+    while queue:
+        parent = queue.pop()
+        for task in os.listdir(f"/proc/{parent}/task"):
+            with open(f"/proc/{parent}/task/{task}/children") as fh:
+                children = [int(c) for c in fh.read().split()]
+            found += children
+            queue += children
+    return found
+
+
+def running(pid):
+    """True while process `pid` exists and has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 @pytest.fixture(scope="session")

@@ -197,11 +197,6 @@ def test_api_reference_documents_simkit(site_dir):
         assert f'id="{name}"' in html, f"{name} missing from the API reference"
 
 
-def test_status_page_lists_both_chapters(site_dir):
-    html = (site_dir / "book" / "status.html").read_text()
-    for chapter in CHAPTERS:
-        assert chapter in html
-
 
 # ---------------------------------------------------------------------------------------
 # the site as readers use it (issue 10): layout at 1280 and 390 px, one search box,
@@ -390,3 +385,26 @@ def test_api_right_hand_contents_use_short_names(site_dir):
     toc = html[html.index('aria-labelledby="pst-page-navigation-heading-2"'):]
     assert "bending_energy_x()" in toc
     assert "simkit.energies.bending_energy_x()" not in toc
+
+EXEC_TABLE_HEAD = ["Document", "Modified", "Method", "Run Time (s)", "Status"]
+
+
+def test_status_page_tables_every_chapters_execution(browser, base_url):
+    """The execution table itself (not the sidebar, which names every chapter on every page)."""
+    page, problems = open_page(browser, base_url + "book/status.html")
+    tables = page.evaluate("[...document.querySelectorAll('article table')].map(t => ({"
+                           "head: [...t.querySelectorAll('thead th')].map(c => c.innerText.trim()),"
+                           "rows: [...t.querySelectorAll('tbody tr')].map(r => "
+                           "[...r.querySelectorAll('td')].map(c => c.innerText.trim()))}))")
+    page.close()
+    (table,) = [t for t in tables if t["head"] == EXEC_TABLE_HEAD]
+    rows = {row[0]: dict(zip(EXEC_TABLE_HEAD, row)) for row in table["rows"]}
+    chapters = [f"book/{name}" for name in CHAPTERS]
+    assert len(chapters) >= 2
+    assert sorted(rows) == sorted(chapters), "the execution table must list every chapter, and only those"
+    for chapter in chapters:
+        record = json.loads((ROOT / "_build" / "exec" / f"{chapter.split('/')[-1]}.json").read_text())
+        row = rows[chapter]
+        assert row["Status"] == "\u2705" and row["Method"] == "cache", row
+        assert float(row["Run Time (s)"]) == pytest.approx(record["seconds"], abs=0.006), row
+    assert problems == []
