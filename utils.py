@@ -32,7 +32,6 @@ energy terms
     (an offline, interactive plotly view of a precomputed trajectory).
 """
 import base64
-import math
 import numbers
 import os
 import re
@@ -48,6 +47,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 import simkit
+from simkit import _assembly, _validate
 from simkit.filesystem import BlitAnimation, save_animation, save_figure
 
 # ---------------------------------------------------------------------------------------
@@ -55,13 +55,20 @@ from simkit.filesystem import BlitAnimation, save_animation, save_figure
 # ---------------------------------------------------------------------------------------
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-"""str : the repository root (the folder holding this file)."""
+"""str : the repository root (the folder holding this file).
+
+:meta hide-value:
+"""
 
 MEDIA_ENV = "SIMKIT_MEDIA_DIR"
+RESULTS_ENV = "SIMKIT_RESULTS_DIR"
 
 
 def notebook_results_path(name):
     """Create and return the results folder of a notebook, ``<ROOT>/results/<name>``, whatever the cwd.
+
+    The site build sets ``SIMKIT_RESULTS_DIR`` to a staging folder used instead of
+    ``<ROOT>/results``, so a failing chapter leaves no partial results behind.
 
     Parameters
     ----------
@@ -76,7 +83,8 @@ def notebook_results_path(name):
     if not isinstance(name, str) or name in ("", ".", "..") or os.sep in name or (
             os.altsep and os.altsep in name):
         raise ValueError(f"name must be a non-empty folder name without path separators, got {name!r}")
-    path = os.path.join(ROOT, "results", name)
+    base = os.environ.get(RESULTS_ENV, "")
+    path = os.path.join(os.path.abspath(os.path.expanduser(base)) if base else os.path.join(ROOT, "results"), name)
     os.makedirs(path, exist_ok=True)
     return path
 
@@ -173,7 +181,7 @@ class Chapter:
                 os.path.join(media_dir(), f"{self.prefix}_{name}{suffix}"))
 
     def figure(self, fig, name):
-        """Save and publish a figure, close it, and return it for the page.
+        r"""Save and publish a figure, close it, and return it for the page.
 
         Parameters
         ----------
@@ -185,8 +193,9 @@ class Chapter:
         Returns
         -------
         image : IPython.display.Image
-            The published PNG (``DENSITY`` x the figure's size in CSS pixels), shown at
-            its CSS size.
+            The published PNG, shown at its CSS size: a figure ``w`` inches wide is
+            :math:`w \cdot \mathrm{DPI}` CSS pixels and :math:`w \cdot \mathrm{DENSITY} \cdot \mathrm{DPI}`
+            image pixels wide.
         """
         from IPython.display import Image
 
@@ -255,9 +264,10 @@ def _data_points(artist):
 
 
 def check_frames_inside(anim, name="anim"):
-    """Raise ValueError when an animated artist of any frame draws data outside its Axes.
+    r"""Raise ValueError when an animated artist of any frame draws data outside its Axes.
 
-    Checks the data coordinates of every animated line, line collection and scatter of
+    Every drawn point must satisfy :math:`x_0 \le x \le x_1,\ y_0 \le y \le y_1` for the
+    Axes' limits. Checks the data coordinates of every animated line, line collection and scatter of
     a ``BlitAnimation`` on flat (2D) Axes against the Axes' limits, frame by frame, so a
     video never shows nodes leaving the picture. Other animations pass unchecked.
 
@@ -374,101 +384,82 @@ def _new_figure(figsize, dpi=DPI, **subplots_kw):
 # input validation
 # ---------------------------------------------------------------------------------------
 
-def _finite_array(a, name, dtype=float):
-    try:
-        arr = np.asarray(a, dtype=dtype)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be numeric array-like: {err}") from err
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain finite values only (no NaN or inf)")
-    return arr
+# One validation layer for simkit and utils (``simkit._validate``): TypeError for the wrong
+# kind of argument, ValueError for a wrong shape, range or value; messages "name: expected ...".
+
+def _finite_array(a, name):
+    return _validate.finite_array(a, name)
 
 
 def _points(X, name, n=None, dim=2):
-    X = _finite_array(X, name)
-    if X.ndim != 2 or X.shape[1] != dim or X.shape[0] == 0:
-        raise ValueError(f"{name} must be an (n, {dim}) array of {dim}D positions with n >= 1, got shape {X.shape}")
+    X = _validate.positions(X, name, dims=(dim,))
+    if X.shape[0] == 0:
+        raise ValueError(f"{name}: expected at least one node, got shape {X.shape}")
     if n is not None and X.shape[0] != n:
-        raise ValueError(f"{name} must have {n} rows (one per node), got {X.shape[0]}")
+        raise ValueError(f"{name}: expected {n} rows (one per node), got {X.shape[0]}")
     return X
 
 
 def _edges(E, n, name="E"):
-    E = np.asarray(E)
-    if E.ndim != 2 or E.shape[1] != 2:
-        raise ValueError(f"{name} must be an (m, 2) int array of node index pairs, got shape {E.shape}")
-    if E.size and not np.issubdtype(E.dtype, np.integer):
-        raise ValueError(f"{name} must hold integer node indices, got dtype {E.dtype}")
-    E = E.astype(np.intp)
-    if E.size and (E.min() < 0 or E.max() >= n):
-        raise ValueError(f"{name} indices must lie in [0, {n}) for {n} nodes, got [{E.min()}, {E.max()}]")
-    return E
+    return _validate.index_array(E, name, 2, n)
 
 
 def _indices(idx, n, name):
-    idx = np.asarray(idx).reshape(-1)
-    if idx.size and not np.issubdtype(idx.dtype, np.integer):
-        raise ValueError(f"{name} must be integer node indices, got dtype {idx.dtype}")
-    idx = idx.astype(np.intp)
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise ValueError(f"{name} must lie in [0, {n}) for {n} nodes, got [{idx.min()}, {idx.max()}]")
-    return idx
+    return _validate.index_vector(np.reshape(idx, -1), name, n)
 
 
 def _values(v, length, name, what):
-    v = _finite_array(v, name).reshape(-1) if np.ndim(v) else _finite_array([v], name)
-    if v.shape[0] != length:
-        raise ValueError(f"{name} must have one value per {what} ({length}), got {v.shape[0]}")
-    return v
+    return _validate.element_values(v, name, length, what)
 
 
 def _limits(lims, name):
-    try:
-        lo, hi = (float(v) for v in lims)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a pair (low, high) of numbers, got {lims!r}") from err
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"{name} must be finite with low < high, got ({lo}, {hi})")
+    arr = _validate.finite_array(lims, name)
+    if arr.shape != (2,):
+        raise ValueError(f"{name}: expected a pair (low, high), got shape {arr.shape}")
+    lo, hi = float(arr[0]), float(arr[1])
+    if not lo < hi:
+        raise ValueError(f"{name}: expected low < high, got ({lo}, {hi})")
     return lo, hi
 
 
 def _scene_limits(lims, name="lims"):
     if lims is None:
         return None
-    if len(lims) != 2:
-        raise ValueError(f"{name} must be ((xmin, xmax), (ymin, ymax)), got {lims!r}")
+    if not isinstance(lims, (tuple, list, np.ndarray)) or len(lims) != 2:
+        raise ValueError(f"{name}: expected ((xmin, xmax), (ymin, ymax)), got {lims!r}")
     return _limits(lims[0], f"{name}[0]"), _limits(lims[1], f"{name}[1]")
 
 
-def _states(states, name="states"):
-    if isinstance(states, np.ndarray):
-        arr = _finite_array(states, name)
-    else:
+def _states(states, name="states", dim=2):
+    if not isinstance(states, np.ndarray):
         states = list(states)
         if not states:
-            raise ValueError(f"{name} is empty; pass at least one (n, 2) array of positions")
+            raise ValueError(f"{name}: expected at least one (n, {dim}) array of positions, got none")
         shapes = {np.shape(s) for s in states}
         if len(shapes) != 1:
-            raise ValueError(f"{name} must all have the same shape (n, 2), got shapes {sorted(shapes)}")
-        arr = _finite_array(states, name)
-    if arr.ndim != 3 or arr.shape[2] != 2 or arr.shape[1] == 0:
-        raise ValueError(f"{name} must be a sequence of (n, 2) position arrays, got shape {arr.shape}")
+            raise ValueError(f"{name}: expected every state to have the same shape (n, {dim}), got shapes "
+                             f"{sorted(shapes)}")
+    arr = _finite_array(states, name)
+    if arr.ndim != 3 or arr.shape[2] != dim or arr.shape[1] == 0:
+        raise ValueError(f"{name}: expected a sequence of (n, {dim}) position arrays, got shape {arr.shape}")
     if arr.shape[0] == 0:
-        raise ValueError(f"{name} is empty; pass at least one (n, 2) array of positions")
+        raise ValueError(f"{name}: expected at least one (n, {dim}) array of positions, got none")
     return arr
 
 
 def _series(series, length, name, what):
-    if not isinstance(series, dict) or not series:
-        raise ValueError(f"{name} must be a non-empty dict {{name: values}}, got {type(series).__name__}")
+    if not isinstance(series, dict):
+        raise TypeError(f"{name}: expected a non-empty dict {{name: values}}, got {type(series).__name__}")
+    if not series:
+        raise ValueError(f"{name}: expected a non-empty dict {{name: values}}, got an empty dict")
     out = {}
     for key, v in series.items():
         v = _finite_array(v, f"{name}[{key!r}]")
         if v.ndim != 1:
-            raise ValueError(f"{name}[{key!r}] must be one-dimensional, got shape {v.shape}")
+            raise ValueError(f"{name}[{key!r}]: expected a one-dimensional array, got shape {v.shape}")
         if length is not None and v.shape[0] != length:
-            raise ValueError(f"{name}[{key!r}] has {v.shape[0]} values but there are {length} {what}; "
-                             "pass one value per entry")
+            raise ValueError(f"{name}[{key!r}]: expected {length} values (there are {length} {what}), "
+                             f"got {v.shape[0]}")
         out[key] = v
     return out
 
@@ -476,17 +467,14 @@ def _series(series, length, name, what):
 def _colors(colors, keys, name="colors"):
     """Colour per key: ``colors[key]`` when given, else the next colour of matplotlib's cycle."""
     if colors is not None and not isinstance(colors, dict):
-        raise ValueError(f"{name} must be a dict {{series name: colour}}, got {type(colors).__name__}")
+        raise TypeError(f"{name}: expected a dict {{series name: colour}}, got {type(colors).__name__}")
     colors = colors or {}
     cycle = plt.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
     return {key: colors.get(key, cycle[j % len(cycle)]) for j, key in enumerate(keys)}
 
 
 def _positive(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not (
-            math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
+    return _validate.positive_scalar(value, name)
 
 
 # ---------------------------------------------------------------------------------------
@@ -504,7 +492,7 @@ class SpringNetworkArtists(NamedTuple):
 
 
 def setup_axes(ax, xlim, ylim, title=None, xlabel=None, ylabel=None):
-    """Prepare a scene Axes: fixed limits, equal aspect, light grid, optional title and axis labels.
+    r"""Prepare a scene Axes: fixed limits, equal aspect (:math:`\Delta y / \Delta x` drawn to scale), light grid, title and axis labels.
 
     Parameters
     ----------
@@ -537,10 +525,11 @@ def setup_axes(ax, xlim, ylim, title=None, xlabel=None, ylabel=None):
 def plot_spring_network(ax, X, E, pins=None, node_values=None, edge_values=None, cmap="viridis",
                         label=None, vmin=None, vmax=None, node_size=30, lw=2.0, title=None, lims=None,
                         rest=None, *, zorder=2.0):
-    """Draw a 2D spring network: springs as one LineCollection, nodes as a scatter, pins as squares.
+    r"""Draw a 2D spring network: springs as one LineCollection, nodes as a scatter, pins as squares.
 
-    A scalar field on the nodes or on the springs colours them through ``cmap`` and gets a
-    colorbar labelled ``label``; the rest shape, when given, is drawn in gray dashes below.
+    A scalar field on the nodes (a lumped mass) or on the springs (a tension
+    :math:`k\,(l_e - l_{0,e})`) colours them through ``cmap`` and gets a colorbar labelled
+    ``label``; the rest shape, when given, is drawn in gray dashes below.
 
     Parameters
     ----------
@@ -657,7 +646,7 @@ def _finish_plot(fig, ax, own, xlabel, ylabel, title, legend):
 
 
 def line_plot(t, series, xlabel="", ylabel="", colors=None, title=None, ax=None, figsize=(7.5, 4.2)):
-    """Plot several named series against a shared abscissa.
+    r"""Plot several named series against a shared abscissa: one curve :math:`(t_i, y_i)` per name.
 
     Parameters
     ----------
@@ -690,7 +679,7 @@ def line_plot(t, series, xlabel="", ylabel="", colors=None, title=None, ax=None,
 
 
 def phase_plot(series, xlabel="", ylabel="", title=None, figsize=(7.5, 5.5), colors=None, ax=None):
-    """Plot trajectories in a 2D phase plane (e.g. displacement against momentum), start marked by a dot.
+    r"""Plot trajectories in a 2D phase plane, e.g. :math:`(u, p = m v)`, start marked by a dot.
 
     Parameters
     ----------
@@ -728,9 +717,9 @@ def phase_plot(series, xlabel="", ylabel="", title=None, figsize=(7.5, 5.5), col
 
 def residual_plot(series, t=None, ax=None, markers=False, xlabel="iteration", ylabel="residual",
                   title=None, colors=None, figsize=(6.5, 4.2)):
-    """Plot positive quantities that decay (residuals, errors, energy gaps) on a log y axis.
+    r"""Plot positive quantities that decay (residuals, errors, energy gaps) on a log y axis.
 
-    Zero or negative entries (e.g. the final gap ``Phi_k - Phi*`` of a converged solve) have
+    Zero or negative entries (e.g. the final gap :math:`\Phi_k - \Phi^\star` of a converged solve) have
     no logarithm; they are left out of the curve instead of being clipped.
 
     Parameters
@@ -774,9 +763,9 @@ def residual_plot(series, t=None, ax=None, markers=False, xlabel="iteration", yl
 
 def loglog_plot(x, series, xlabel="", ylabel="", colors=None, ref_slopes=None, title=None, ax=None,
                 figsize=(6.5, 4.5)):
-    """Plot convergence data on log-log axes with dashed reference slopes.
+    r"""Plot convergence data on log-log axes with dashed reference slopes.
 
-    Each reference line ``y = y0 (x / x0)^s`` is anchored at the first point ``(x0, y0)``
+    Each reference line :math:`y = y_0\,(x / x_0)^s` is anchored at the first point :math:`(x_0, y_0)`
     of the first series, so a series with order ``s`` runs parallel to it.
 
     Parameters
@@ -875,9 +864,9 @@ def _animated_network(ax, states, E, rest, pin_pts, lims, title, node_size, lw):
 def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="time  (s)", ylabel="energy",
                            scene_title=None, title=None, colors=None, pin_pts=None, figsize=(11, 4),
                            node_size=40, lw=2.5, interval=50, time_format=None):
-    """Animate a spring network (left) beside its energy curves traced in lock-step (right).
+    r"""Animate a spring network (left) beside its energy curves traced in lock-step (right).
 
-    Frame ``i`` shows ``states[i]`` and the curves up to ``t[i]`` with a moving marker; the
+    Frame :math:`i` shows ``states[i]`` and the curves over :math:`t_0 \dots t_i` with a moving marker; the
     full curves stay faint in the background and a label gives the current ``t[i]``.
 
     Parameters
@@ -929,7 +918,7 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
     lims = _scene_limits(lims) or _auto_scene_limits(P)
     pin_pts = _pin_points(pin_pts)
     if colors is not None and not isinstance(colors, dict):
-        raise ValueError(f"colors must be a dict {{series name: colour}}, got {type(colors).__name__}")
+        raise TypeError(f"colors: expected a dict {{series name: colour}}, got {type(colors).__name__}")
     cols = _colors({**ENERGY_COLORS, **(colors or {})}, series)
     label_of = _label_formatter(t, xlabel, time_format)
 
@@ -977,6 +966,10 @@ REF_STYLES = [("#b03a2e", "--"), ("0.35", ":"), ("#2e86c1", "-.")]
 """list of (colour, linestyle) : reference lines of the grid animation, in order."""
 
 
+COUNTER_PLACES = {"upper left": (0.02, 0.97, "left", "top"), "upper right": (0.98, 0.97, "right", "top"),
+                  "lower left": (0.02, 0.03, "left", "bottom"), "lower right": (0.98, 0.03, "right", "bottom")}
+
+
 def _polylines(refs, name):
     """{label: (k, 2) float array} of reference polylines; NaN rows break a polyline into pieces."""
     if refs is None:
@@ -998,12 +991,13 @@ def _polylines(refs, name):
 
 
 def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, suptitle=None,
-                         node_size=40, lw=2.5, t=None, time_format=None, ncols=None, legend_loc="lower left"):
-    """Animate several spring networks in a grid of panels on one shared time line.
+                         node_size=40, lw=2.5, t=None, time_format=None, ncols=None, legend_loc="lower left",
+                         counter_loc="upper left"):
+    r"""Animate several spring networks in a grid of panels on one shared time line.
 
     Every panel must have the same number of frames T (panels are not resampled: pick
     frames with e.g. ``np.linspace(0, len(states) - 1, T).astype(int)``). A thin bar under
-    the panels shows the progress through the T frames; with ``t`` each panel also shows
+    the panels shows the progress :math:`i / (T - 1)` through the T frames; with ``t`` each panel also shows
     a counter ("time = 1.20 s"), and reference polylines (a rest length, an initial
     amplitude, a static shape) stay in place, dashed, while the network moves.
 
@@ -1013,7 +1007,8 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         One dict per panel: ``"states"`` (sequence of (n, 2) arrays or (T, n, 2) array),
         ``"E"`` ((m, 2) int array) and optionally ``"title"`` (str), ``"rest"`` ((n, 2),
         gray dashes), ``"refs"`` (dict label -> (k, 2) polyline, NaN rows separate
-        pieces), ``"t"`` ((T,) values of this panel's counter) and ``"time_format"``.
+        pieces), ``"legend"`` (bool, default True: list the refs), ``"t"`` ((T,) values of
+        this panel's counter) and ``"time_format"``.
     lims : ((xmin, xmax), (ymin, ymax)), optional
         Limits shared by all panels; the bounding box of all states when None.
     fps : float, default 20
@@ -1032,7 +1027,10 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     ncols : int, optional
         Panels per row; all in one row when None, ``ncols=1`` stacks them.
     legend_loc : str, default "lower left"
-        Legend position of the reference lines in each panel that has some.
+        Legend position of the reference lines in each panel that has some; ``"outside"``
+        puts it to the right of the panel.
+    counter_loc : {"upper left", "upper right", "lower left", "lower right"}, default "upper left"
+        Corner of each panel holding its counter.
 
     Returns
     -------
@@ -1053,6 +1051,7 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         rest = None if rest is None else _points(rest, f"panels[{k}]['rest']", P.shape[1])
         refs = _polylines(panel.get("refs"), f"panels[{k}]['refs']")
         data.append({"P": P, "E": E, "title": panel.get("title"), "rest": rest, "refs": refs,
+                     "legend": bool(panel.get("legend", True)),
                      "t": panel.get("t", t), "time_format": panel.get("time_format", time_format)})
     counts = [d["P"].shape[0] for d in data]
     if len(set(counts)) != 1:
@@ -1066,6 +1065,8 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
                 raise ValueError(f"t has {d['t'].shape[0]} values but there are {T} frames; pass one per frame")
             d["label_of"] = _label_formatter(d["t"], "time  (s)", d["time_format"])
     fps = _positive(fps, "fps")
+    if counter_loc not in COUNTER_PLACES:
+        raise ValueError(f"counter_loc must be one of {sorted(COUNTER_PLACES)}, got {counter_loc!r}")
     if ncols is None:
         ncols = len(data)
     if isinstance(ncols, (bool, np.bool_)) or not isinstance(ncols, numbers.Integral) or ncols < 1:
@@ -1096,13 +1097,15 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
                 ax.plot(pts[:, 0], pts[:, 1], color=color, ls=ls, lw=1.4, label=label, zorder=ANIM_Z - 1)
             springs, nodes, pins, segments = _animated_network(ax, d["P"], d["E"], d["rest"], pin_pts, lims,
                                                                d["title"], node_size, lw)
-            if d["refs"]:
-                ax.legend(loc=legend_loc, fontsize=8.5)
+            if d["refs"] and d["legend"]:
+                outside = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)} if legend_loc == "outside" else {
+                    "loc": legend_loc}
+                ax.legend(fontsize=8.5, **outside)
             stamp = None
             if d["t"] is not None:
-                stamp = ax.text(0.015, 0.965, d["label_of"](d["t"][0]), transform=ax.transAxes, ha="left",
-                                va="top", fontsize=9.5, color="0.2", zorder=ANIM_Z + 3,
-                                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1.5})
+                x, y, ha, va = COUNTER_PLACES[counter_loc]
+                stamp = ax.text(x, y, d["label_of"](d["t"][0]), transform=ax.transAxes, ha=ha, va=va,
+                                fontsize=9.5, color="0.2", zorder=ANIM_Z + 3)
             moving.append((springs, nodes, stamp, d, segments))
             if pins is not None:
                 pin_artists.append(pins)
@@ -1128,9 +1131,9 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
 # ---------------------------------------------------------------------------------------
 
 def embed_video(path, alt=None, width=None):
-    """An HTML5 video (controls, loop, muted, playsinline) with the MP4 inlined as a base64 data URI.
+    r"""An HTML5 video (controls, loop, muted, playsinline) with the MP4 inlined as a base64 data URI.
 
-    The video plays in Jupyter and on the static website (offline too) with no file to copy.
+    An MP4 of :math:`b` bytes adds :math:`4 \lceil b / 3 \rceil` characters to the page. The video plays in Jupyter and on the static website (offline too) with no file to copy.
 
     Parameters
     ----------
@@ -1171,7 +1174,7 @@ def embed_video(path, alt=None, width=None):
 
 
 def show_video(fig, anim, path, fps=20, copy_to=None):
-    """Save an animation as MP4, close its figure and return the embedded video.
+    r"""Save an animation as MP4, close its figure and return the embedded video: :math:`n` frames last :math:`n / \mathrm{fps}` seconds.
 
     Parameters
     ----------
@@ -1204,11 +1207,8 @@ def show_video(fig, anim, path, fps=20, copy_to=None):
 # ---------------------------------------------------------------------------------------
 
 def _column(x, N, name="x"):
-    """``x`` as an (N, 1) float column (accepts (N,) too)."""
-    x = np.asarray(x, dtype=float)
-    if x.size != N or x.ndim not in (1, 2) or (x.ndim == 2 and x.shape[1] != 1):
-        raise ValueError(f"{name} must be a stacked position column of shape ({N}, 1), got {x.shape}")
-    return x.reshape(N, 1)
+    """``x`` as a finite (N, 1) float column (accepts (N,) too)."""
+    return _validate.stacked(x, name, size=N)
 
 
 def _scalar(v):
@@ -1216,72 +1216,70 @@ def _scalar(v):
     return float(np.asarray(v).item())
 
 
-def _per_edge(v, m, name):
-    v = _finite_array(v, name)
-    if v.size != m or v.ndim > 2 or (v.ndim == 2 and v.shape[1] != 1):
-        raise ValueError(f"{name} must have shape ({m}, 1), one value per spring, got {v.shape}")
-    return v.reshape(m, 1)
-
-
 class SpringEnergy:
-    """Strain-normalized mass springs: ``Psi(x) = sum_e vol_e * 1/2 * ym_e * ((l_e - l0_e) / l0_e)^2``.
+    r"""Strain-normalized mass springs, on simkit's ``mass_springs_*_z``.
+
+    :math:`\Psi(x) = \sum_e v_e \tfrac{1}{2} Y_e \left(\frac{l_e - l_{0,e}}{l_{0,e}}\right)^2`, :math:`l_e = \lVert (J x)_e \rVert`
 
     The axial stiffness of spring e is ``d^2 Psi / d l_e^2 = ym_e * vol_e / l0_e^2``, so
-    ``ym = EA`` and ``vol = l0`` give the ``EA / l`` springs of a discretized rod. Built on
-    ``simkit.energies.mass_springs_*_z`` with simkit's (unnormalized) stiffness
-    ``ym / l0^2``; the Hessian is the PSD-projected one.
+    ``ym = EA`` and ``vol = l0`` give the ``EA / l`` springs of a discretized rod. simkit's
+    (unnormalized) stiffness is ``ym / l0^2``; the Hessian is the PSD-projected one.
 
     Parameters
     ----------
-    J : (m*dim, n*dim) sparse matrix
-        Stacked edge-vector operator, ``d = J x``.
-    ym : (m, 1) float array
-        Young's-modulus-like stiffness per spring (e.g. ``EA``).
-    vol : (m, 1) float array
-        Quadrature weight per spring (e.g. its rest length).
-    l0 : (m, 1) float array
+    J : (m*dim, n*dim) sparse matrix or array
+        Stacked edge-vector operator, ``d = J x``. The number of springs m and their
+        dimension come from J: its ``kron(B, I_dim)`` structure (dim 2 or 3), or `dim`.
+    ym : (m, 1) or (m,) float array, or a scalar
+        Young's-modulus-like stiffness per spring (e.g. ``EA``), >= 0; one value means every spring.
+    vol : (m, 1) or (m,) float array, or a scalar
+        Quadrature weight per spring (e.g. its rest length), >= 0.
+    l0 : (m, 1) or (m,) float array, or a scalar
         Rest length per spring, > 0.
+    dim : int, optional, keyword-only
+        Spatial dimension, for an operator without ``kron(B, I_dim)`` structure.
     """
 
-    def __init__(self, J, ym, vol, l0):
-        if not (sps.issparse(J) or isinstance(J, np.ndarray)) or J.ndim != 2:
-            raise TypeError(f"J must be a 2D sparse matrix or array, got {type(J).__name__}")
-        l0 = _finite_array(l0, "l0").reshape(-1, 1)
-        m = l0.shape[0]
-        if m == 0 or J.shape[0] % m:
-            raise ValueError(f"J has {J.shape[0]} rows, expected m*dim for m = {m} springs (len(l0))")
-        if np.any(l0 <= 0):
-            raise ValueError("l0 must be positive: a zero rest length has no strain")
+    def __init__(self, J, ym, vol, l0, *, dim=None):
+        shape = J.shape if sps.issparse(J) or isinstance(J, np.ndarray) else None
+        if shape is None or len(shape) != 2:
+            raise TypeError(f"J: expected a 2D sparse matrix or array of shape (m*dim, n*dim), got "
+                            f"{type(J).__name__} of shape {shape}")
+        operator = _assembly.operator_pattern(J, shape[1], dim)
+        m = operator.m
         self.J = sps.csc_matrix(J)
-        self.ym = _per_edge(ym, m, "ym")
-        self.vol = _per_edge(vol, m, "vol")
-        self.l0 = l0
-        self._k = self.ym / l0 ** 2
-        self._N = J.shape[1]
+        self.dim = operator.dim
+        self.ym = _validate.element_param(ym, "ym", m, what="spring")
+        self.vol = _validate.element_param(vol, "vol", m, what="spring")
+        self.l0 = _validate.element_param(l0, "l0", m, positive=True, what="spring")
+        self._k = self.ym / self.l0 ** 2
+        self._N = shape[1]
 
     def energy(self, x):
         """Total spring energy, float."""
         x = _column(x, self._N)
-        return _scalar(simkit.energies.mass_springs_energy_z(x, self.J, self._k, self.vol, self.l0))
+        return simkit.energies.mass_springs_energy_z(x, self.J, self._k, self.vol, self.l0, dim=self.dim)
 
     def gradient(self, x):
         """Gradient, (N, 1) float array."""
         x = _column(x, self._N)
-        return simkit.energies.mass_springs_gradient_z(x, self.J, self._k, self.vol, self.l0)
+        return simkit.energies.mass_springs_gradient_z(x, self.J, self._k, self.vol, self.l0, dim=self.dim)
 
     def hessian(self, x):
         """PSD-projected Hessian, (N, N) sparse matrix."""
         x = _column(x, self._N)
-        return simkit.energies.mass_springs_hessian_z(x, self.J, self._k, self.vol, self.l0, psd=True)
+        return simkit.energies.mass_springs_hessian_z(x, self.J, self._k, self.vol, self.l0, psd=True, dim=self.dim)
 
 
 class PenaltySpring:
-    """Soft pins: ``Psi(x) = k/2 * ||x[idx] - targets||^2`` (zero until ``set`` is called).
+    r"""Soft pins, zero until ``set`` is called.
+
+    :math:`\Psi(x) = \tfrac{k}{2} \sum_{i \in \text{idx}} \lVert x_i - t_i \rVert^2`
 
     Parameters
     ----------
     n : int
-        Number of nodes.
+        Number of nodes, >= 1.
     dim : int
         Spatial dimension (2 or 3).
     k : float
@@ -1289,11 +1287,11 @@ class PenaltySpring:
     """
 
     def __init__(self, n, dim, k):
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n must be a positive int number of nodes, got {n!r}")
-        if dim not in (2, 3) or isinstance(dim, (bool, np.bool_)):
-            raise ValueError(f"dim must be 2 or 3, got {dim!r}")
-        self.n, self.dim, self.k = int(n), int(dim), _positive(k, "k")
+        self.n = _validate.integer(n, "n", low=1)
+        self.dim = _validate.integer(dim, "dim")
+        if self.dim not in (2, 3):
+            raise ValueError(f"dim: expected 2 or 3, got {self.dim}")
+        self.k = _validate.positive_scalar(k, "k")
         N = self.n * self.dim
         self.Q = sps.csc_matrix((N, N))
         self.b = np.zeros((N, 1))
@@ -1314,11 +1312,12 @@ class PenaltySpring:
         self : PenaltySpring
         """
         idx = _indices(idx, self.n, "idx")
-        targets = _finite_array(targets, "targets").reshape(-1, self.dim) if np.size(targets) else np.zeros(
-            (0, self.dim))
+        targets = _finite_array(targets, "targets")
+        if targets.size == 0:
+            targets = targets.reshape(0, self.dim)
         if targets.shape != (idx.size, self.dim):
-            raise ValueError(f"targets must have shape ({idx.size}, {self.dim}), one row per pinned node, "
-                             f"got {np.shape(targets)}")
+            raise ValueError(f"targets: expected shape ({idx.size}, {self.dim}), one row per pinned node, "
+                             f"got {targets.shape}")
         self.Q, self.b = simkit.dirichlet_penalty(idx, targets, self.n, self.k)
         self.c = 0.5 * self.k * float(np.sum(targets ** 2))   # the constant dirichlet_penalty drops
         return self
@@ -1340,7 +1339,9 @@ class PenaltySpring:
 
 
 class Gravity:
-    """Work of constant forces: ``Psi(x) = -f_g^T x``, gradient ``-f_g``, zero Hessian.
+    r"""Work of constant forces, with gradient ``-f_g`` and a zero Hessian.
+
+    :math:`\Psi(x) = -f_g^\top x`
 
     Parameters
     ----------
@@ -1351,7 +1352,7 @@ class Gravity:
     def __init__(self, f_g):
         self.f_g = _finite_array(f_g, "f_g").reshape(-1, 1)
         if self.f_g.shape[0] == 0:
-            raise ValueError("f_g must not be empty")
+            raise ValueError("f_g: expected at least one degree of freedom, got an empty array")
 
     def energy(self, x):
         """Potential of the forces, float."""
@@ -1370,23 +1371,24 @@ class Gravity:
 
 
 class Inertia:
-    """Backward-Euler inertia: ``1/(2 h^2) ||x - (x_n + h v_n)||_M^2``, set per step by ``update``.
+    r"""Backward-Euler inertia, set per step by ``update``.
+
+    :math:`\Psi(x) = \tfrac{1}{2h^2} \lVert x - (x_n + h v_n) \rVert_M^2`
 
     Equal to ``simkit.energies.kinetic_*_be(x, x_n, x_n - h v_n, M, h)``.
 
     Parameters
     ----------
-    M : (N, N) sparse matrix
-        Mass matrix on the stacked degrees of freedom.
+    M : (N, N) sparse matrix or array
+        Mass matrix on the stacked degrees of freedom: symmetric, positive diagonal.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
     """
 
     def __init__(self, M, h):
-        if not (sps.issparse(M) or isinstance(M, np.ndarray)) or M.ndim != 2 or M.shape[0] != M.shape[1]:
-            raise ValueError(f"M must be a square (N, N) matrix, got {getattr(M, 'shape', type(M).__name__)}")
+        M = _validate.mass_matrix(M, "M")[0]
         self.M = sps.csc_matrix(M)
-        self.h = _positive(h, "h")
+        self.h = _validate.time_step(h)
         self.x_n = None
         self.x_prev = None
 
@@ -1398,8 +1400,8 @@ class Inertia:
         self : Inertia
         """
         N = self.M.shape[0]
-        self.x_n = _finite_array(_column(x_n, N, "x_n"), "x_n")
-        self.x_prev = self.x_n - self.h * _finite_array(_column(v_n, N, "v_n"), "v_n")
+        self.x_n = _column(x_n, N, "x_n")
+        self.x_prev = self.x_n - self.h * _column(v_n, N, "v_n")
         return self
 
     def _state(self, x):
@@ -1432,13 +1434,20 @@ class Inertia:
 # triangles are painted far to near. Everything is drawn in an ordinary 2D Axes, so a
 # frame is one PolyCollection that BlitAnimation redraws quickly.
 
-CLOTH_FRONT = "#4f86c6"     # front side of a sheet (its normals' side): blue
-CLOTH_BACK = "#e2b179"      # back side: sand
-HINGE_C = "#c0392b"         # hinge edges and the hinge being explained: red
-BOUNDARY_C = "0.55"         # boundary edges (springs that carry no hinge)
-AMBIENT = 0.45              # shade = AMBIENT + DIFFUSE * max(n . light, 0)
+#: str : colour of a sheet's front, the side its normals point to (blue).
+CLOTH_FRONT = "#4f86c6"
+#: str : colour of a sheet's back (sand).
+CLOTH_BACK = "#e2b179"
+#: str : colour of hinge edges and of the hinge being explained (red).
+HINGE_C = "#c0392b"
+#: str : colour of boundary edges, springs that carry no hinge (gray).
+BOUNDARY_C = "0.55"
+#: float : ambient part of the flat shading, :math:`s = a + d \max(n \cdot \ell, 0)`.
+AMBIENT = 0.45
+#: float : diffuse part of the flat shading.
 DIFFUSE = 0.55
-EDGE_SHADE = 0.88           # triangle outlines: the face colour darkened by this factor
+#: float : triangle outlines are the face colour times this factor.
+EDGE_SHADE = 0.88
 
 
 class View(NamedTuple):
@@ -1459,13 +1468,12 @@ VIEW_3D = View()
 def _view(view):
     if view is None:
         return VIEW_3D
-    try:
-        elev, azim = (float(v) for v in view)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"view must be a View(elev, azim) in degrees, got {view!r}") from err
-    if not (math.isfinite(elev) and math.isfinite(azim)) or abs(elev) >= 90.0:
-        raise ValueError(f"view must have finite angles with |elev| < 90 degrees, got {view!r}")
-    return View(elev, azim)
+    angles = _finite_array(view, "view")
+    if angles.shape != (2,):
+        raise ValueError(f"view: expected View(elev, azim) in degrees, got shape {angles.shape}")
+    if abs(angles[0]) >= 90.0:
+        raise ValueError(f"view: expected |elev| < 90 degrees, got {angles[0]:g}")
+    return View(float(angles[0]), float(angles[1]))
 
 
 def view_basis(view=None):
@@ -1494,33 +1502,21 @@ def _points3(X, name, n=None):
 
 
 def _triangles(F, n, name="F"):
-    F = np.asarray(F)
-    if F.ndim != 2 or F.shape[1] != 3 or F.shape[0] == 0:
-        raise ValueError(f"{name} must be an (f, 3) int array of triangles with f >= 1, got shape {F.shape}")
-    if not np.issubdtype(F.dtype, np.integer):
-        raise ValueError(f"{name} must hold integer node indices, got dtype {F.dtype}")
-    if F.min() < 0 or F.max() >= n:
-        raise ValueError(f"{name} indices must lie in [0, {n}) for {n} nodes, got [{F.min()}, {F.max()}]")
-    return F.astype(np.intp)
+    F = _validate.index_array(F, name, 3, n)
+    if F.shape[0] == 0:
+        raise ValueError(f"{name}: expected at least one triangle, got shape {F.shape}")
+    return F
 
 
 def _states3(states, name="states"):
-    arr = _finite_array(states, name) if isinstance(states, np.ndarray) else None
-    if arr is None:
-        states = list(states)
-        if not states or len({np.shape(s) for s in states}) != 1:
-            raise ValueError(f"{name} must be a non-empty sequence of (n, 3) arrays of one shape")
-        arr = _finite_array(states, name)
-    if arr.ndim != 3 or arr.shape[2] != 3 or 0 in arr.shape[:2]:
-        raise ValueError(f"{name} must be a sequence of (n, 3) position arrays, got shape {arr.shape}")
-    return arr
+    return _states(states, name, dim=3)
 
 
 def _rgb(color, name):
     try:
         return np.array(mcolors.to_rgb(color))
     except ValueError as err:
-        raise ValueError(f"{name} must be a matplotlib colour, got {color!r}") from err
+        raise ValueError(f"{name}: expected a matplotlib colour, got {color!r}") from err
 
 
 def _shaded_faces(X, F, basis, front, back):
@@ -1645,12 +1641,15 @@ def mesh_limits(states, view=None, pad=0.04):
 
 
 def _panels3d(panels):
-    if not isinstance(panels, (list, tuple)) or not panels:
-        raise ValueError("panels must be a non-empty list of dicts {'states' or 'X', 'F', 'title', 'pins'}")
+    if not isinstance(panels, (list, tuple)):
+        raise TypeError(f"panels: expected a list of dicts {{'states' or 'X', 'F', 'title', 'pins'}}, "
+                        f"got {type(panels).__name__}")
+    if not panels:
+        raise ValueError("panels: expected at least one panel, got an empty list")
     out = []
     for k, panel in enumerate(panels):
         if not isinstance(panel, dict) or "F" not in panel or ("states" not in panel and "X" not in panel):
-            raise ValueError(f"panels[{k}] must be a dict with keys 'F' and 'states' (or 'X'), "
+            raise ValueError(f"panels[{k}]: expected a dict with keys 'F' and 'states' (or 'X'), "
                              "optionally 'title' and 'pins'")
         P = _states3(panel["states"], f"panels[{k}]['states']") if "states" in panel else \
             _points3(panel["X"], f"panels[{k}]['X']")[None]
@@ -1737,11 +1736,11 @@ def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_fo
     data = _panels3d(panels)
     counts = {P.shape[0] for P, *_ in data}
     if len(counts) != 1:
-        raise ValueError(f"all panels need the same number of frames, got {sorted(counts)}")
+        raise ValueError(f"panels: expected the same number of frames in every panel, got {sorted(counts)}")
     T = counts.pop()
     t = _finite_array(t, "t").reshape(-1)
     if t.shape[0] != T:
-        raise ValueError(f"t has {t.shape[0]} values but the panels have {T} frames; pass one t per frame")
+        raise ValueError(f"t: expected {T} values (one per frame of the panels), got {t.shape[0]}")
     fps = _positive(fps, "fps")
     view = _view(view)
     basis = view_basis(view)
@@ -1814,12 +1813,11 @@ def plot_sheet_hinges(ax, X, F, C, hinge=None, title=None, labels=("e0", "e1", "
     X = _points3(X, "X")
     n = X.shape[0]
     F = _triangles(F, n)
-    C = np.asarray(C)
-    if C.ndim != 2 or C.shape[1] != 4 or not np.issubdtype(C.dtype, np.integer):
-        raise ValueError(f"C must be a (c, 4) int array of hinge quads, got shape {C.shape}")
-    C = _indices(C, n, "C").reshape(-1, 4)
-    if hinge is not None and not 0 <= int(hinge) < C.shape[0]:
-        raise ValueError(f"hinge must be a row of C in [0, {C.shape[0]}), got {hinge!r}")
+    C = _validate.index_array(C, "C", 4, n)
+    if hinge is not None:
+        hinge = _validate.integer(hinge, "hinge", low=0)
+        if hinge >= C.shape[0]:
+            raise ValueError(f"hinge: expected a row of C in [0, {C.shape[0]}), got {hinge}")
     P = X[:, [0, 2]]
     E = np.unique(np.sort(np.concatenate([F[:, [0, 1]], F[:, [1, 2]], F[:, [2, 0]]]), axis=1), axis=0)
     interior = {tuple(e) for e in np.sort(C[:, :2], axis=1)}
@@ -1920,8 +1918,10 @@ def profile_plot(curves, xlabel="", ylabel="", title=None, colors=None, styles=N
     fig : matplotlib.figure.Figure
     ax : matplotlib.axes.Axes
     """
-    if not isinstance(curves, dict) or not curves:
-        raise ValueError(f"curves must be a non-empty dict {{name: (k, 2) array}}, got {type(curves).__name__}")
+    if not isinstance(curves, dict):
+        raise TypeError(f"curves: expected a dict {{name: (k, 2) array}}, got {type(curves).__name__}")
+    if not curves:
+        raise ValueError("curves: expected at least one curve, got an empty dict")
     paths = {key: _points(v, f"curves[{key!r}]") for key, v in curves.items()}
     cols = _colors(colors, paths)
     styles = styles or {}
@@ -1998,10 +1998,10 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
     F = _triangles(F, n).astype(np.int32)
     t = _finite_array(t, "t").reshape(-1)
     if t.shape[0] != T:
-        raise ValueError(f"t has {t.shape[0]} values but there are {T} states; pass one t per state")
+        raise ValueError(f"t: expected {T} values (one per state), got {t.shape[0]}")
     pins = _indices(pins if pins is not None else [], n, "pins")
     if not isinstance(div_id, str) or not re.fullmatch(r"[A-Za-z][\w-]*", div_id):
-        raise ValueError(f"div_id must be an HTML id (a letter, then letters, digits, - or _), got {div_id!r}")
+        raise ValueError(f"div_id: expected an HTML id (a letter, then letters, digits, - or _), got {div_id!r}")
     fps = _positive(fps, "fps")
     script_src = f"../_static/{PLOTLY_STATIC}/{plotly_js_name()}" if script_src is None else str(script_src)
     rgb = _rgb(color, "color")

@@ -2,7 +2,10 @@
 
 Stacked position vectors x are (n*dim, 1) columns, node-major (``x.reshape(n, dim)`` gives the
 positions). Energies return floats, gradients (n*dim, 1) columns and Hessians
-``scipy.sparse.csc_matrix``. ``import simkit`` needs only numpy and scipy.
+``scipy.sparse.csc_matrix`` (the constant ones, ``quadratic_hessian`` and ``kinetic_hessian_*``,
+keep the type of the matrix they are given, as upstream simkit 0.1.8). Functions shared with
+upstream follow its conventions; the API page lists the deliberate differences. ``import
+simkit`` needs only numpy and scipy.
 """
 from . import energies, filesystem, integrators, solvers
 from .dihedral_angles import dihedral_angles

@@ -14,49 +14,15 @@ and, for every block entry, its slot in the CSC data array. Each later assembly 
   arithmetic.
 - ``dof_pattern(dofs, ndof)``: any dof lists (used by ``operator_pattern`` for ``d = J x``).
 
-Patterns live in small LRU caches keyed on the connectivity; a hit is confirmed by comparing
-the full array against a private copy, so mutating or reusing a connectivity array can never
-return a stale pattern. Returned matrices own copies of ``indices``/``indptr``, so editing
-them in place cannot corrupt the cache either.
+Patterns live in small LRU caches keyed on the connectivity's content (``_cache``), so
+mutating or reusing a connectivity array can never return a stale pattern. Returned matrices
+own copies of ``indices``/``indptr``, so editing them in place cannot corrupt the cache either.
 """
-import collections
-
 import numpy as np
 import scipy.sparse as sps
 
-CACHE_SIZE = 8
-_SAMPLES = 64
-
-
-class ArrayKeyedCache:
-    """A small LRU cache whose keys are numpy arrays, verified by full comparison on a hit."""
-
-    def __init__(self, size=CACHE_SIZE):
-        self.size = size
-        self._entries = collections.OrderedDict()
-
-    @staticmethod
-    def _fingerprint(a):
-        flat = a.reshape(-1)
-        step = max(1, flat.size // _SAMPLES)
-        return (a.shape, a.dtype.str, flat[::step].tobytes())
-
-    def get(self, scalars, arrays, build):
-        """Return the value cached for (`scalars`, `arrays`), calling `build()` on a miss."""
-        key = (scalars, tuple(self._fingerprint(a) for a in arrays))
-        entry = self._entries.get(key)
-        if entry is not None and all(np.array_equal(a, b) for a, b in zip(entry[0], arrays)):
-            self._entries.move_to_end(key)
-            return entry[1]
-        value = build()
-        self._entries[key] = ([np.array(a, copy=True) for a in arrays], value)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
-        return value
-
-    def clear(self):
-        self._entries.clear()
+from . import _validate
+from ._cache import ArrayKeyedCache
 
 
 class Pattern:
@@ -191,30 +157,49 @@ def assemble_vector(values, dofs, ndof):
 
 
 class OperatorPattern:
-    """Per-element local rows of a linear operator ``d = J x`` with ``dim`` rows per element.
+    """Per-element local rows of a linear operator ``d = J z`` with ``dim`` rows per element.
 
     Attributes
     ----------
     J : (m*dim, N) scipy sparse matrix (CSR or CSC, canonical)
+    JT : (N, m*dim) scipy sparse matrix
+        A private copy of ``J^T`` (for gradients ``J^T g``).
     m, dim : int
     local : (m, dim, p) float array
         Element e's rows of J restricted to the p columns they touch:
-        ``d_e = local[e] @ x[pattern.dofs[e]]``.
+        ``d_e = local[e] @ z[pattern.dofs[e]]``.
     pattern : Pattern
         Assembly pattern of the (p, p) blocks ``local[e]^T B_e local[e]``; its ``dofs`` are the
         columns touched (padded with the element's first column).
     """
 
-    def __init__(self, J, m, dim, local, pattern):
-        self.J, self.m, self.dim, self.local, self.pattern = J, m, dim, local, pattern
+    def __init__(self, J, m, dim, cached):
+        self.J, self.m, self.dim = J, m, dim
+        self.JT, self.local, self.pattern = cached
+
+    def edge_vectors(self, z, offset=None):
+        """``d = J z (+ offset)`` as an (m, dim) array."""
+        d = self.J @ z
+        if offset is not None:
+            d = d + offset
+        return d.reshape(self.m, self.dim)
+
+    def transpose_apply(self, g):
+        """``J^T g`` for per-element vectors g (m, dim), as an (N, 1) column."""
+        return self.JT @ g.reshape(-1, 1)
 
 
 _operators = ArrayKeyedCache()
 
 
-def _build_operator_locals(J, m, dim):
+def _rows_cols(J):
+    """Row and column index of every stored entry of a CSR or CSC matrix."""
     major = np.repeat(np.arange(J.indptr.size - 1), np.diff(J.indptr))
-    rows, cols = (major, J.indices) if J.format == "csr" else (J.indices, major)
+    return (major, J.indices) if J.format == "csr" else (J.indices, major)
+
+
+def _build_operator_locals(J, m, dim):
+    rows, cols = _rows_cols(J)
     elem, comp = np.divmod(rows.astype(np.int64), dim)
     N = J.shape[1]
     keys, inverse = np.unique(elem * N + cols, return_inverse=True)
@@ -232,26 +217,67 @@ def _build_operator_locals(J, m, dim):
     return local, _build_dof_pattern(dofs, N)
 
 
-def operator_pattern(J, N, m, name="J"):
-    """Validate a sparse (or dense) operator J of shape (m*dim, N) and return its OperatorPattern.
+def is_kron_identity(J, dim):
+    """Whether the sparse J equals ``kron(B, eye(dim))`` for some B (every dim x dim block a multiple of I)."""
+    R, N = J.shape
+    if R % dim or N % dim:
+        return False
+    rows, cols = _rows_cols(J)
+    keep = J.data != 0
+    rows, cols, vals = rows[keep].astype(np.int64), cols[keep].astype(np.int64), J.data[keep]
+    if not np.array_equal(rows % dim, cols % dim):
+        return False
+    key = (rows // dim) * (N // dim) + cols // dim
+    order = np.argsort(key, kind="stable")
+    key, vals = key[order], vals[order]
+    starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    counts = np.diff(np.append(starts, key.size))
+    return bool((counts == dim).all() and (vals == np.repeat(vals[starts], dim)).all())
 
-    The local rows and assembly pattern are cached on J's CSR/CSC arrays (verified in full).
+
+def _operator_dim(J, name):
+    """The dim of ``J = kron(B, I_dim)``: the one of 2 and 3 that fits; ValueError if none or both do."""
+    fits = [d for d in (2, 3) if is_kron_identity(J, d)]
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        raise ValueError(f"{name}: shape {J.shape} fits both kron(B, I_2) and kron(B, I_3), so the dimension "
+                         "is ambiguous; state it with dim=")
+    raise ValueError(f"{name}: cannot tell the dimension: J is not kron(B, I_2) or kron(B, I_3) (e.g. a reduced "
+                     "operator, or a 1D network); state it with dim=")
+
+
+def _build_operator(J, dim, name):
+    if not np.isfinite(J.data).all():
+        raise ValueError(f"{name}: expected finite values, found NaN or inf")
+    if dim is None:
+        dim = _operator_dim(J, name)
+    m = J.shape[0] // dim
+    return dim, (J.T.copy(), *_build_operator_locals(J, m, dim))
+
+
+def operator_pattern(J, N, dim=None, name="J"):
+    """Validate a sparse (or dense) per-element operator J of shape (m*dim, N); return its OperatorPattern.
+
+    The number of elements m and their dimension come from J alone: ``dim`` when given, else
+    the structure ``J = kron(B, I_dim)`` with dim 2 or 3 (an operator that fits neither, or
+    both, needs an explicit ``dim``). The transpose, local rows and assembly pattern are
+    cached on J's content.
     """
     if not sps.issparse(J):
-        arr = np.asarray(J, dtype=float)
+        arr = _validate.real_array(J, name)
         if arr.ndim != 2:
             raise ValueError(f"{name}: expected a 2D operator of shape (m*dim, {N}), got {arr.shape}")
         J = sps.csr_matrix(arr)
-    if J.ndim != 2 or J.shape[1] != N or m == 0 or J.shape[0] % m:
-        raise ValueError(f"{name}: expected shape (m*dim, {N}) with m = {m} elements, got {J.shape}")
+    if J.ndim != 2 or J.shape[1] != N:
+        raise ValueError(f"{name}: expected shape (m*dim, {N}) to act on the {N} rows of z, got {J.shape}")
+    if dim is not None and J.shape[0] % _validate.integer(dim, "dim", low=1):
+        raise ValueError(f"dim: J has {J.shape[0]} rows, expected a multiple of dim = {dim}")
     if J.format not in ("csr", "csc"):
         J = J.tocsr()
     if not J.has_canonical_format:
         J = J.copy()
         J.sum_duplicates()
-    if not np.isfinite(J.data).all():
-        raise ValueError(f"{name}: expected finite values, found NaN or inf")
-    dim = J.shape[0] // m
-    local, pattern = _operators.get((J.format, J.shape), (J.indptr, J.indices, J.data),
-                                    lambda: _build_operator_locals(J, m, dim))
-    return OperatorPattern(J, m, dim, local, pattern)
+    dim, cached = _operators.get((J.format, J.shape, dim), (J.indptr, J.indices, J.data),
+                                 lambda: _build_operator(J, dim, name))
+    return OperatorPattern(J, J.shape[0] // dim, dim, cached)

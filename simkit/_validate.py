@@ -1,62 +1,127 @@
-"""Shared input checks: every public function validates through these before doing any work.
+"""Shared input checks: simkit and utils validate through these before doing any work.
 
-Each check raises ``ValueError`` (wrong shape, range or value) or ``TypeError`` (wrong kind
-or dtype) with a message that starts with the argument's name, and returns the argument
+Exception policy (one for the whole project)
+--------------------------------------------
+- ``TypeError``: the argument is the wrong *kind* of thing: not numeric, a float or bool
+  array where integer indices are needed, a sparse matrix where a dense array is needed,
+  not callable, not a real scalar, not an integer, a flag that is not a bool.
+- ``ValueError``: the right kind with the wrong *shape, size, range or value*: wrong
+  number of rows or columns, an index out of range, a negative stiffness, NaN or inf.
+
+Every message starts with the argument's name, a colon, and what was expected
+(``"l0: expected strictly positive values, found min 0"``). Each check returns the argument
 converted to the canonical form the numerical code expects.
+
+The checks are written for tiny systems too (the chapters call the library thousands of
+times): the common case, a float64 ndarray, passes without a copy or conversion.
 """
+import math
 import numbers
 
 import numpy as np
 import scipy.sparse as sps
 
+from ._cache import ArrayKeyedCache
 
-def _float_array(a, name):
+_FLOAT = np.dtype(float)
+_INTEGRAL = (numbers.Integral, np.integer)
+
+
+def real_array(a, name):
+    """A float64 ndarray view of `a` (no copy when it already is one); TypeError if not numeric."""
+    if type(a) is np.ndarray and a.dtype is _FLOAT:
+        return a
     if sps.issparse(a):
         raise TypeError(f"{name}: expected a dense numpy array, got a scipy sparse matrix")
+    if isinstance(a, (str, bytes)):
+        raise TypeError(f"{name}: expected a real numeric array, got {type(a).__name__}")
     try:
         arr = np.asarray(a, dtype=float)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name}: expected a real numeric array ({err})") from None
+    if type(arr) is not np.ndarray:   # numpy.matrix and other subclasses: plain ndarray
+        arr = np.asarray(arr).view(np.ndarray)
     return arr
 
 
 def finite(arr, name):
-    """Raise ValueError unless every entry of `arr` is finite."""
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name}: expected finite values, found NaN or inf")
-    return arr
+    """Raise ValueError unless every entry of the float array `arr` is finite; return `arr`."""
+    if np.isfinite(arr).all():
+        return arr
+    bad = ~np.isfinite(arr)
+    first = np.unravel_index(int(np.argmax(bad)), arr.shape)
+    where = f" at index {tuple(int(i) for i in first)}" if arr.ndim else ""
+    raise ValueError(f"{name}: expected finite values, found {float(arr[first])}{where} "
+                     f"({int(bad.sum())} non-finite)")
+
+
+def finite_array(a, name):
+    """A finite float64 ndarray of any shape."""
+    return finite(real_array(a, name), name)
 
 
 def positions(X, name="X", dims=(2, 3)):
     """Node positions: a finite float array of shape (n, dim) with dim in `dims`."""
-    arr = _float_array(X, name)
+    arr = real_array(X, name)
     if arr.ndim != 2 or arr.shape[1] not in dims:
-        raise ValueError(f"{name}: expected shape (n, dim) with dim in {tuple(dims)}, got {arr.shape}")
+        raise ValueError(f"{name}: expected shape (n, dim) with dim in {tuple(dims)}, got {np.shape(X)}")
     return finite(arr, name)
 
 
 def stacked(x, name="x", size=None):
     """Stacked positions or any column vector: finite float, (N, 1) or (N,), returned as (N, 1)."""
-    arr = _float_array(x, name)
+    arr = real_array(x, name)
     if arr.ndim == 1:
         arr = arr.reshape(-1, 1)
-    if arr.ndim != 2 or arr.shape[1] != 1:
+    elif arr.ndim != 2 or arr.shape[1] != 1:
         raise ValueError(f"{name}: expected a column vector of shape (N, 1), got {np.shape(x)}")
     if size is not None and arr.shape[0] != size:
         raise ValueError(f"{name}: expected {size} rows, got {arr.shape[0]}")
     return finite(arr, name)
 
 
+def node_positions(x, dim=None, name="x", dims=(1, 2, 3)):
+    """Positions given as an (n, dim) array or as a stacked (n*dim, 1) column; returns (n, dim).
+
+    The dimension is never guessed: (n, dim) positions with dim >= 2 carry it, a stacked
+    column (or (n, 1) 1D positions) needs `dim`. A `dim` that disagrees with (n, dim)
+    positions is an error.
+    """
+    arr = real_array(x, name)
+    if dim is not None:
+        dim = integer(dim, "dim", low=1)
+        if dim not in dims:
+            raise ValueError(f"dim: expected one of {tuple(dims)}, got {dim}")
+    if arr.ndim == 2 and arr.shape[1] >= 2:
+        if arr.shape[1] not in dims:
+            raise ValueError(f"{name}: expected (n, dim) positions with dim in {tuple(dims)} or a stacked "
+                             f"(n*dim, 1) column, got shape {arr.shape}")
+        if dim is not None and dim != arr.shape[1]:
+            raise ValueError(f"dim: x holds {arr.shape[1]}D positions (shape {arr.shape}), but dim = {dim}")
+        return finite(arr, name)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"{name}: expected (n, dim) positions or a stacked (n*dim, 1) column, got {arr.shape}")
+    if dim is None:
+        raise ValueError(f"{name}: a stacked column of shape {arr.shape} does not say its dimension; pass "
+                         f"(n, dim) positions (x.reshape(-1, dim)) or state it with dim=")
+    N = arr.shape[0]
+    if N % dim:
+        raise ValueError(f"{name}: {N} rows is not a multiple of dim = {dim}")
+    return finite(arr.reshape(N // dim, dim), name)
+
+
 def index_array(E, name, ncols, n):
-    """Integer connectivity of shape (k, ncols) with every entry in [0, n)."""
+    """Integer connectivity of shape (k, ncols) with every entry in [0, n) (an empty array may be float)."""
     arr = np.asarray(E)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"{name}: expected an integer index array, got dtype {arr.dtype}")
+        if arr.size or not np.issubdtype(arr.dtype, np.number):
+            raise TypeError(f"{name}: expected an integer index array, got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[1] not in np.atleast_1d(ncols):
         raise ValueError(f"{name}: expected shape (k, {ncols}), got {arr.shape}")
-    if arr.size and (arr.min() < 0 or arr.max() >= n):
-        raise ValueError(f"{name}: indices must lie in [0, {n}), found range "
-                         f"[{arr.min()}, {arr.max()}]")
+    if arr.size:
+        lo, hi = arr.min(), arr.max()
+        if lo < 0 or hi >= n:
+            raise ValueError(f"{name}: expected indices in [0, {n}), found range [{lo}, {hi}]")
     return arr.astype(np.int64, copy=False)
 
 
@@ -70,56 +135,98 @@ def index_vector(i, name, n):
     return index_array(arr.reshape(-1, 1), name, 1, n)[:, 0]
 
 
-def element_param(p, name, m, positive=False):
-    """Per-element parameter: ``element_values`` that are non-negative (strictly with `positive`)."""
-    arr = element_values(p, name, m)
-    if positive and not (arr > 0).all():
-        raise ValueError(f"{name}: expected strictly positive values, found min {arr.min():g}")
-    if not (arr >= 0).all():
-        raise ValueError(f"{name}: expected non-negative values, found min {arr.min():g}")
+def _per_element(p, name, m, what):
+    """p as an (m,) float array: from (m,), (m, 1), or a scalar / length-1 array meaning every element."""
+    arr = real_array(p, name)
+    if arr.shape != (m,):
+        if arr.shape == (m, 1):
+            arr = arr.reshape(m)
+        elif arr.size == 1 and arr.ndim <= 2:
+            arr = np.full(m, arr.reshape(-1)[0])
+        else:
+            raise ValueError(f"{name}: expected a scalar or one value per {what} (shape ({m},) or ({m}, 1)) "
+                             f"for the {m} {what}s, got shape {np.shape(p)}")
     return arr
 
 
-def element_values(p, name, m):
-    """Per-element signed values (e.g. rest angles): scalar, (m,) or (m, 1), finite -> (m,)."""
-    arr = _float_array(p, name)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim == 0:
-        arr = np.full(m, float(arr))
-    if arr.shape != (m,):
-        raise ValueError(f"{name}: expected a scalar or shape ({m}, 1) / ({m},) to match the "
-                         f"{m} elements, got shape {np.shape(p)}")
-    return finite(arr, name)
+def element_values(p, name, m, what="element"):
+    """Per-element signed values: a scalar or length-1 array (every element), or (m,) / (m, 1) -> (m,)."""
+    return finite(_per_element(p, name, m, what), name)
 
 
-def positive_scalar(h, name):
-    """A finite real number > 0, returned as float."""
-    if isinstance(h, bool) or not isinstance(h, (numbers.Real, np.ndarray)) or np.ndim(h) != 0:
-        raise TypeError(f"{name}: expected a real scalar, got {type(h).__name__}")
-    value = float(h)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name}: expected a finite value > 0, got {value}")
-    return value
+def element_param(p, name, m, positive=False, what="element"):
+    """Per-element material parameter: ``element_values`` that are >= 0 (> 0 with `positive`)."""
+    arr = _per_element(p, name, m, what)
+    if m:
+        lo = np.minimum.reduce(arr)
+        if not (lo > 0 if positive else lo >= 0) or np.maximum.reduce(arr) == math.inf:
+            finite(arr, name)
+            kind = "strictly positive" if positive else "non-negative"
+            raise ValueError(f"{name}: expected {kind} values, found min {lo:g}")
+    return arr
 
 
 def real_scalar(a, name):
     """A finite real number, returned as float."""
-    if isinstance(a, bool) or not isinstance(a, (numbers.Real, np.ndarray)) or np.ndim(a) != 0:
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (numbers.Real, np.ndarray)) or np.ndim(a) != 0:
         raise TypeError(f"{name}: expected a real scalar, got {type(a).__name__}")
-    value = float(a)
-    if not np.isfinite(value):
+    try:
+        value = float(a)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a real scalar, got an array of dtype {a.dtype}") from None
+    if not math.isfinite(value):
         raise ValueError(f"{name}: expected a finite value, got {value}")
     return value
 
 
+def positive_scalar(h, name):
+    """A finite real number > 0, returned as float."""
+    value = real_scalar(h, name)
+    if value <= 0:
+        raise ValueError(f"{name}: expected a finite value > 0, got {value}")
+    return value
+
+
+def time_step(h, name="h"):
+    """A time step: > 0 and finite, with ``h**2`` a normal positive float (``1/h**2`` finite too)."""
+    value = positive_scalar(h, name)
+    if not (_H_MIN <= value <= _H_MAX):
+        raise ValueError(f"{name}: expected a time step with h**2 a normal positive float "
+                         f"({_H_MIN:.3g} <= h <= {_H_MAX:.3g}), got {value:g}")
+    return value
+
+
+# h**2 must neither underflow below the smallest normal float nor overflow, and 1/h**2 must stay finite
+_H_MIN = math.sqrt(np.finfo(float).tiny) * (1.0 + 1e-15)
+_H_MAX = math.sqrt(np.finfo(float).max) * (1.0 - 1e-15)
+
+
+def integer(k, name, low=None):
+    """A Python or numpy integer (not bool), optionally >= `low`; returned as int."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, _INTEGRAL):
+        raise TypeError(f"{name}: expected an integer, got {type(k).__name__}")
+    if low is not None and k < low:
+        raise ValueError(f"{name}: expected an integer >= {low}, got {k}")
+    return int(k)
+
+
 def iteration_count(k, name):
     """An integer >= 1."""
-    if isinstance(k, bool) or not isinstance(k, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name}: expected an integer, got {type(k).__name__}")
-    if k < 1:
-        raise ValueError(f"{name}: expected an integer >= 1, got {k}")
-    return int(k)
+    return integer(k, name, low=1)
+
+
+def boolean(flag, name):
+    """A bool (numpy bools too); TypeError for anything else, e.g. a positional 3 taken as a flag."""
+    if not isinstance(flag, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected True or False, got {type(flag).__name__} {flag!r}")
+    return bool(flag)
+
+
+def choice(value, name, options):
+    """One of `options` (strings)."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name}: expected one of {', '.join(repr(o) for o in options)}, got {value!r}")
+    return value
 
 
 def callables(**named):
@@ -129,22 +236,109 @@ def callables(**named):
             raise TypeError(f"{name}: expected a callable, got {type(f).__name__}")
 
 
-def square_matrix(M, name, size):
-    """A (size, size) matrix, sparse or dense (ndarray or numpy.matrix), with finite entries."""
+def square_matrix(M, name, size=None):
+    """A (size, size) matrix, sparse or dense (ndarray or numpy.matrix), with finite entries.
+
+    Sparse matrices are returned as given, dense ones as float ndarrays.
+    """
     if sps.issparse(M):
-        if M.shape != (size, size):
-            raise ValueError(f"{name}: expected shape ({size}, {size}), got {M.shape}")
-        finite(M.data, name)
-        return M
-    arr = _float_array(M, name)
-    if arr.shape != (size, size):
-        raise ValueError(f"{name}: expected shape ({size}, {size}), got {arr.shape}")
-    return finite(arr, name)
+        shape = M.shape
+        data = M.data
+    else:
+        M = real_array(M, name)
+        shape = M.shape
+        data = M
+    if len(shape) != 2 or shape[0] != shape[1] or (size is not None and shape[0] != size):
+        n = "N" if size is None else size
+        raise ValueError(f"{name}: expected a square matrix of shape ({n}, {n}), got {shape}")
+    finite(data, name)
+    return M
 
 
-def node_count(x, dim, name="x"):
-    """Number of nodes n of stacked positions x with N = n * dim rows."""
-    N = x.shape[0]
-    if N % dim:
-        raise ValueError(f"{name}: {N} rows is not a multiple of dim = {dim}")
-    return N // dim
+def _mass_properties(M, name):
+    """Check symmetry and the positive diagonal of a square finite M; return its row sums."""
+    if sps.issparse(M):
+        C = M.tocsr()
+        diag, rows = C.diagonal(), np.asarray(C.sum(axis=1)).reshape(-1)
+        asym = abs(C - C.T).max() if C.nnz else 0.0
+        scale = abs(C).max() if C.nnz else 0.0
+    else:
+        diag, rows = np.diagonal(M), M.sum(axis=1)
+        asym = np.abs(M - M.T).max(initial=0.0)
+        scale = np.abs(M).max(initial=0.0)
+    if asym > 1e-12 * scale:
+        raise ValueError(f"{name}: expected a symmetric mass matrix, found |M - M^T| up to {asym:g}")
+    if diag.size and not np.minimum.reduce(diag) > 0:
+        raise ValueError(f"{name}: expected a positive diagonal (every degree of freedom has mass), "
+                         f"found min {diag.min():g}")
+    return rows
+
+
+_masses = ArrayKeyedCache()
+
+
+def _matrix_arrays(M):
+    """The arrays that determine a matrix (for the content-keyed cache)."""
+    if not sps.issparse(M):
+        return (M,)
+    if M.format in ("csr", "csc", "bsr"):
+        return (M.indptr, M.indices, M.data)
+    if M.format == "dia":
+        return (M.offsets, M.data)
+    C = M.tocsr()
+    return (C.indptr, C.indices, C.data)
+
+
+def mass_matrix(M, name, size=None):
+    """A mass matrix: square, finite, symmetric (to 1e-12 relative), positive diagonal.
+
+    Sparse or dense. Returns ``(M, row_sums)``; the row sums are the lumped masses. The
+    result of the checks is cached on M's content, so an unchanged M is checked once.
+    """
+    M = square_matrix(M, name, size)
+    fmt = M.format if sps.issparse(M) else "dense"
+    rows = _masses.get((fmt, M.shape, name), _matrix_arrays(M), lambda: _mass_properties(M, name))
+    return M, rows
+
+
+def returned_scalar(value, name, where):
+    """The real scalar (size-1 arrays accepted) a callable returned; NaN and -inf are errors, +inf is not."""
+    arr = np.asarray(value)
+    if arr.size != 1 or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        raise TypeError(f"{name}: expected the callable to return a real scalar at {where}, "
+                        f"got {type(value).__name__} of shape {arr.shape}")
+    scalar = float(arr.reshape(-1)[0])
+    if math.isnan(scalar) or scalar == -math.inf:
+        raise ValueError(f"{name}: returned {scalar} at {where}; expected a finite energy")
+    return scalar
+
+
+def returned_column(value, name, where, size):
+    """The finite (size, 1) column (or (size,) vector) a callable returned, as (size, 1)."""
+    try:
+        arr = real_array(value, name)
+    except TypeError as err:
+        raise TypeError(f"{err} at {where}") from None
+    if arr.shape not in ((size, 1), (size,)):
+        raise ValueError(f"{name}: expected the callable to return a ({size}, 1) array at {where}, "
+                         f"got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name}: returned non-finite values (NaN or inf) at {where}")
+    return arr.reshape(size, 1)
+
+
+def returned_matrix(value, name, where, size):
+    """The finite (size, size) matrix (sparse, ndarray or numpy.matrix) a callable returned."""
+    if sps.issparse(value):
+        data = value.data
+    else:
+        try:
+            data = value = real_array(value, name)
+        except TypeError as err:
+            raise TypeError(f"{err} at {where}") from None
+    if value.shape != (size, size):
+        raise ValueError(f"{name}: expected the callable to return a ({size}, {size}) matrix at {where}, "
+                         f"got shape {value.shape}")
+    if not np.isfinite(data).all():
+        raise ValueError(f"{name}: returned a matrix with non-finite entries (NaN or inf) at {where}")
+    return value

@@ -5,7 +5,9 @@ from . import _validate
 
 
 def edge_lengths(X, E):
-    """Euclidean length of every edge.
+    r"""Euclidean length of every edge.
+
+    :math:`l_e = \lVert x_i - x_j \rVert` for edge :math:`e = (i, j)`
 
     Parameters
     ----------
@@ -17,9 +19,9 @@ def edge_lengths(X, E):
     Returns
     -------
     l : (m,) float array
-        ``l_e = |X[E[e, 1]] - X[E[e, 0]]|``.
+        ``|X[E[e, 0]] - X[E[e, 1]]|``.
     """
     X = _validate.positions(X, "X", dims=range(1, 4))
     E = _validate.index_array(E, "E", 2, X.shape[0])
-    d = X[E[:, 1]] - X[E[:, 0]]
+    d = X[E[:, 0]] - X[E[:, 1]]
     return np.sqrt(np.einsum("ij,ij->i", d, d))

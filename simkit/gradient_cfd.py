@@ -4,51 +4,55 @@ import numpy as np
 from . import _validate
 
 
-def _prepare(f, x, h):
-    _validate.callables(f=f)
-    x = _validate.finite(np.array(x, dtype=float), "x")
-    if x.ndim not in (1, 2) or (x.ndim == 2 and x.shape[1] != 1):
-        raise ValueError(f"x: expected shape (N,) or (N, 1), got {x.shape}")
-    return x, _validate.positive_scalar(h, "h")
+def _prepare(phi, y, h):
+    _validate.callables(phi=phi)
+    y = _validate.finite(np.array(_validate.real_array(y, "y"), dtype=float), "y")
+    if y.ndim not in (1, 2) or (y.ndim == 2 and y.shape[1] != 1):
+        raise ValueError(f"y: expected shape (N,) or (N, 1), got {y.shape}")
+    return y, _validate.positive_scalar(h, "h")
 
 
-def _unit(x, i, h):
-    e = np.zeros_like(x)
+def _unit(y, i, h):
+    e = np.zeros_like(y)
     e.reshape(-1)[i] = h
     return e
 
 
-def gradient_cfd(f, x, h):
-    """Central-difference derivative of f at x, one coordinate at a time.
+def gradient_cfd(phi, y, h):
+    r"""Central-difference derivative of phi at y, one coordinate at a time.
+
+    :math:`g_{\ldots, i} = \dfrac{\phi(y + h e_i) - \phi(y - h e_i)}{2h}`
 
     Parameters
     ----------
-    f : callable
-        ``f(x)`` returning a scalar or an array of shape S.
-    x : (N,) or (N, 1) float array
-        Evaluation point (f receives arrays of this shape).
+    phi : callable
+        ``phi(y)`` returning a scalar or an array of shape S.
+    y : (N,) or (N, 1) float array
+        Evaluation point (phi receives arrays of this shape).
     h : float
         Step, > 0.
 
     Returns
     -------
     g : S + (N,) float array
-        ``g[..., i] = (f(x + h e_i) - f(x - h e_i)) / (2 h)``; shape (N,) for scalar f.
+        Shape (N,) for a scalar phi.
     """
-    x, h = _prepare(f, x, h)
-    cols = [(np.asarray(f(x + _unit(x, i, h)), dtype=float) - np.asarray(f(x - _unit(x, i, h)), dtype=float))
-            / (2.0 * h) for i in range(x.size)]
+    y, h = _prepare(phi, y, h)
+    cols = [(np.asarray(phi(y + _unit(y, i, h)), dtype=float) - np.asarray(phi(y - _unit(y, i, h)), dtype=float))
+            / (2.0 * h) for i in range(y.size)]
     return np.stack(cols, axis=-1)
 
 
-def hessian_cfd(f, x, h):
-    """Central-difference second derivative of f at x.
+def hessian_cfd(phi, y, h):
+    r"""Central-difference second derivative of phi at y.
+
+    :math:`H_{\ldots, ij} = \dfrac{\phi(y{+}he_i{+}he_j) - \phi(y{+}he_i{-}he_j) - \phi(y{-}he_i{+}he_j) + \phi(y{-}he_i{-}he_j)}{4h^2}`
 
     Parameters
     ----------
-    f : callable
-        ``f(x)`` returning a scalar or an array of shape S.
-    x : (N,) or (N, 1) float array
+    phi : callable
+        ``phi(y)`` returning a scalar or an array of shape S.
+    y : (N,) or (N, 1) float array
         Evaluation point.
     h : float
         Step, > 0.
@@ -56,21 +60,20 @@ def hessian_cfd(f, x, h):
     Returns
     -------
     H : S + (N, N) float array
-        ``H[..., i, j] = (f(x+h e_i+h e_j) - f(x+h e_i-h e_j) - f(x-h e_i+h e_j) + f(x-h e_i-h e_j)) / (4 h^2)``,
-        symmetric by construction.
+        Symmetric in its last two axes by construction.
     """
-    x, h = _prepare(f, x, h)
+    y, h = _prepare(phi, y, h)
 
-    def value(y):
-        return np.asarray(f(y), dtype=float)
+    def value(p):
+        return np.asarray(phi(p), dtype=float)
 
     def second_difference(i, j):
-        ei, ej = _unit(x, i, h), _unit(x, j, h)
-        return (value(x + ei + ej) - value(x + ei - ej) - value(x - ei + ej) + value(x - ei - ej)) / (4.0 * h * h)
+        ei, ej = _unit(y, i, h), _unit(y, j, h)
+        return (value(y + ei + ej) - value(y + ei - ej) - value(y - ei + ej) + value(y - ei - ej)) / (4.0 * h * h)
 
-    rows, cols = np.triu_indices(x.size)
+    rows, cols = np.triu_indices(y.size)
     values = np.stack([second_difference(i, j) for i, j in zip(rows, cols)], axis=-1)
-    H = np.zeros(values.shape[:-1] + (x.size, x.size))
+    H = np.zeros(values.shape[:-1] + (y.size, y.size))
     H[..., rows, cols] = values
     H[..., cols, rows] = values
     return H

@@ -6,7 +6,9 @@ from .massmatrix import lumped_masses
 
 
 def gravity_force(X, T, a=-9.8, rho=1):
-    """Gravity force on every node, acting along axis 1 (y).
+    r"""Gravity force on every node, acting along axis 1 (y).
+
+    :math:`f_i = m_i \, a \, e_y`, with :math:`m_i` the lumped mass of ``massmatrix``
 
     Parameters
     ----------
@@ -16,13 +18,13 @@ def gravity_force(X, T, a=-9.8, rho=1):
         Simplices carrying the mass (edges, triangles or tetrahedra).
     a : float, optional
         Signed acceleration along axis 1 (default -9.8, downwards).
-    rho : float or (k,) float array, optional
-        Density per unit measure.
+    rho : float or (k,) / (k, 1) float array, optional
+        Density per unit measure, >= 0.
 
     Returns
     -------
     f : (n, dim) float array
-        ``f[i] = m_i * a * e_y`` with ``m_i`` the lumped mass (see ``massmatrix``).
+        Zero except column 1.
     """
     X = _validate.positions(X, "X", dims=(2, 3))
     a = _validate.real_scalar(a, "a")

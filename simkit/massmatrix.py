@@ -6,7 +6,9 @@ from . import _validate
 
 
 def simplex_measures(X, T):
-    """Measure of each simplex: edge length, triangle area or tetrahedron volume (unsigned).
+    r"""Measure of each simplex: edge length, triangle area or tetrahedron volume (unsigned).
+
+    :math:`|t| = \lVert e_1 \rVert,\ \tfrac{1}{2}\lVert e_1 \times e_2 \rVert,\ \tfrac{1}{6}|\det[e_1, e_2, e_3]|`
 
     Parameters
     ----------
@@ -36,7 +38,9 @@ def simplex_measures(X, T):
 
 
 def lumped_masses(X, T, rho=1):
-    """Lumped mass of every node: each simplex's measure times rho, split equally.
+    r"""Lumped mass of every node: each simplex's measure times rho, split equally.
+
+    :math:`m_i = \sum_{t \ni i} \rho_t |t| / s`
 
     Parameters
     ----------
@@ -44,7 +48,7 @@ def lumped_masses(X, T, rho=1):
         Node positions.
     T : (k, s) int array
         Simplices (edges, triangles or tetrahedra).
-    rho : float or (k,) float array, optional
+    rho : float or (k,) / (k, 1) float array, optional
         Density per unit measure (scalar or per simplex), non-negative.
 
     Returns
@@ -54,13 +58,15 @@ def lumped_masses(X, T, rho=1):
     """
     vol = simplex_measures(X, T)
     T = np.asarray(T)
-    rho = _validate.element_param(rho, "rho", T.shape[0])
+    rho = _validate.element_param(rho, "rho", T.shape[0], what="simplex")
     share = np.repeat(rho * vol / T.shape[1], T.shape[1])
     return np.bincount(T.reshape(-1), weights=share, minlength=np.shape(X)[0]).astype(float)
 
 
 def massmatrix(X, T, rho=1):
-    """Lumped diagonal mass matrix.
+    r"""Lumped diagonal mass matrix (a ``dia_matrix``, as upstream simkit returns).
+
+    :math:`M_{ii} = \sum_{t \ni i} \rho_t |t| / s`, with :math:`s` vertices per simplex
 
     Parameters
     ----------
@@ -69,12 +75,12 @@ def massmatrix(X, T, rho=1):
     T : (k, s) int array
         Simplices: s = 2 edges (length, any dim), 3 triangles (area, 2D or 3D),
         4 tetrahedra (unsigned volume, 3D).
-    rho : float or (k,) float array, optional
-        Density per unit length / area / volume.
+    rho : float or (k,) / (k, 1) float array, optional
+        Density per unit length / area / volume, >= 0.
 
     Returns
     -------
-    M : (n, n) scipy.sparse.csc_matrix
-        Diagonal, ``M_ii = sum_{t containing i} rho_t |t| / s``.
+    M : (n, n) scipy.sparse.dia_matrix
+        Diagonal; nodes in no simplex get 0. Tetrahedra count with their unsigned volume.
     """
-    return sps.diags(lumped_masses(X, T, rho), format="csc")
+    return sps.dia_matrix(sps.diags(lumped_masses(X, T, rho)))

@@ -1,4 +1,6 @@
-"""Shared test set-up: headless matplotlib, and the two builds the chapter and site tests read."""
+"""Shared test set-up: headless matplotlib, the two builds the chapter and site tests read, and
+process helpers for the tests that signal a render or a build."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -12,10 +14,40 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = ROOT / "scripts" / "build_book.py"
 
 
+def toc_chapters():
+    """Names of the chapter notebooks listed in _toc.yml, in reading order (as the build finds them)."""
+    spec = importlib.util.spec_from_file_location("build_book", BUILD_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return [path.stem for path in module.toc_notebooks()]
+
+
 def run_build(*args, root=ROOT):
     """Run the site build script of the tree at `root`; return the CompletedProcess."""
     return subprocess.run([sys.executable, str(root / "scripts" / "build_book.py"), *args],
                           cwd=root, capture_output=True, text=True)
+
+
+def descendants(pid):
+    """PIDs of every process below process `pid` (Linux /proc)."""
+    found, queue = [], [pid]
+    while queue:
+        parent = queue.pop()
+        for task in os.listdir(f"/proc/{parent}/task"):
+            with open(f"/proc/{parent}/task/{task}/children") as fh:
+                children = [int(c) for c in fh.read().split()]
+            found += children
+            queue += children
+    return found
+
+
+def running(pid):
+    """True while process `pid` exists and has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 @pytest.fixture(scope="session")

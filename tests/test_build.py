@@ -1,12 +1,21 @@
-"""The build script: failures are loud and harmless, unchanged chapters are not re-executed."""
+"""The build script: failures are loud and harmless, unchanged chapters are not re-executed,
+nothing half-done is published, and builds never trip over each other or over signals."""
+import fcntl
 import hashlib
 import importlib.util
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from conftest import BUILD_SCRIPT, ROOT, run_build
+from conftest import BUILD_SCRIPT, ROOT, descendants, run_build, running
 
 TREE = ["book", "simkit", "scripts", "utils.py", "_config.yml", "_toc.yml", "requirements.lock", "media"]
 IGNORE = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints")
@@ -18,8 +27,9 @@ def build_book(monkeypatch, tmp_path):
     spec = importlib.util.spec_from_file_location("build_book", BUILD_SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setattr(module, "ROOT", tmp_path)
-    monkeypatch.setattr(module, "MEDIA", tmp_path / "media")
+    for name, path in [("ROOT", ""), ("BUILD", "_build"), ("RECORDS", "_build/exec"), ("MEDIA", "media"),
+                       ("RESULTS", "results"), ("SITE_STAMP", "_build/exec/site.ok"), ("LOCK", "_build/.lock")]:
+        monkeypatch.setattr(module, name, tmp_path / path)
     return module
 
 
@@ -36,17 +46,26 @@ def tree(tmp_path):
 
 
 def digests(folder):
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+    """{relative path: sha256} of every file under `folder`."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def staging_folders(tree):
+    return list((tree / "_build").glob(".staging-*"))
 
 
 def test_failing_chapter_names_chapter_cell_and_error_and_keeps_media(tree):
     path = tree / "book" / "011_mass_springs.ipynb"
     nb = nbformat.read(path, as_version=4)
     # fail right after the first cell that publishes a figure, so media were already staged
-    first_save = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "save_figure" in c.source)
+    first_save = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "ch.figure(" in c.source)
     nb.cells.insert(first_save + 1, nbformat.v4.new_code_cell('raise RuntimeError("deliberate failure")'))
     nbformat.write(nb, path)
     (tree / "media" / "011_meshes.png").write_bytes(b"the previous figure")
+    previous_results = tree / "results" / "011_mass_springs"
+    previous_results.mkdir(parents=True)
+    (previous_results / "meshes.png").write_bytes(b"the previous run's figure")
     before = digests(tree / "media")
 
     result = run_build("--no-site", root=tree)
@@ -56,7 +75,9 @@ def test_failing_chapter_names_chapter_cell_and_error_and_keeps_media(tree):
     assert "RuntimeError: deliberate failure" in result.stderr
     assert "014_bending_stiffness" not in result.stdout      # the build stopped at the first failure
     assert digests(tree / "media") == before
-    assert not list((tree / "_build").glob("*-media-*")), "a staging folder was left behind"
+    assert digests(tree / "results") == {"011_mass_springs/meshes.png": hashlib.sha256(
+        b"the previous run's figure").hexdigest()}, "the failed run's partial outputs look like results"
+    assert not staging_folders(tree), "a staging folder was left behind"
 
 
 def test_cell_over_its_time_limit_fails_the_build(tree):
@@ -101,22 +122,41 @@ def test_execution_key_follows_code_library_and_utils(build_book, tree):
     assert build_book.execution_key(nb) != changed_library
 
 
-def test_publish_media_replaces_only_the_chapters_files(build_book, tmp_path):
+def test_publish_media_replaces_and_deletes_only_what_the_chapter_wrote(build_book, tmp_path):
     media, staging = tmp_path / "media", tmp_path / "staging"
     media.mkdir()
     staging.mkdir()
-    (media / "011_old.png").write_bytes(b"stale")
+    (media / "011_old.png").write_bytes(b"stale: the chapter's last run wrote it, this one did not")
     (media / "011_kept.png").write_bytes(b"old bytes")
+    (media / "011_unknown.png").write_bytes(b"named like 011's media, but 011 never wrote it")
     (media / "014_other.png").write_bytes(b"another chapter")
     (staging / "011_kept.png").write_bytes(b"new bytes")
     (staging / "011_new.mp4").write_bytes(b"video")
 
-    published = build_book.publish_media("011_", staging)
+    published = build_book.publish_media("011_", staging, owned={"011_old.png": "", "011_kept.png": ""})
 
     assert sorted(published) == ["011_kept.png", "011_new.mp4"]
-    assert sorted(p.name for p in media.iterdir()) == ["011_kept.png", "011_new.mp4", "014_other.png"]
+    assert sorted(p.name for p in media.iterdir()) == ["011_kept.png", "011_new.mp4", "011_unknown.png",
+                                                       "014_other.png"]
     assert (media / "011_kept.png").read_bytes() == b"new bytes"
     assert published["011_new.mp4"] == hashlib.sha256(b"video").hexdigest()
+
+
+def test_leftovers_of_killed_builds_are_swept_and_nothing_else(build_book, tmp_path, monkeypatch):
+    temp = tmp_path / "tmp"
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    stale = ["_build/.staging-011_mass_springs-x1y2/media", "_build/.staging-site/_build/html",
+             f"tmp/simkit-kernel-{dead}-ab_c9"]
+    kept = [f"tmp/simkit-kernel-{os.getpid()}-ab_c9",        # a live build's kernel sockets
+            "tmp/simkit-kernel-12345678",                       # not named by this build: unknown owner
+            "_build/html", "_build/exec"]
+    for folder in stale + kept:
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "file").write_bytes(b"x")
+    build_book.sweep_leftovers()
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("file")) == sorted(f"{k}/file" for k in kept)
 
 
 def test_publish_media_rejects_files_of_another_chapter(build_book, tmp_path):
@@ -127,6 +167,23 @@ def test_publish_media_rejects_files_of_another_chapter(build_book, tmp_path):
     with pytest.raises(build_book.BuildError, match="014_"):
         build_book.publish_media("014_", staging)
     assert not list(media.iterdir())
+
+
+def test_kernels_take_the_avx2_code_paths_of_numpy_and_openblas(build_book):
+    env = {}
+    build_book.pin_numerics(env, cpu_flags=["sse2", "avx2", "fma", "avx512f"])
+    assert env == {"OPENBLAS_NUM_THREADS": "1", "OPENBLAS_CORETYPE": "Haswell",
+                   "NPY_DISABLE_CPU_FEATURES": build_book.NUMPY_AVX512_TARGETS}
+    # the pinned numpy knows every name (an unknown one is only an ImportWarning) and drops them
+    probe = ("from numpy._core._multiarray_umath import __cpu_features__ as f, __cpu_dispatch__ as d;"
+             "import sys; names = sys.argv[1].split(); assert set(names) <= set(d), (names, d);"
+             "assert not any(f[n] for n in names)")
+    result = subprocess.run([sys.executable, "-W", "error::ImportWarning", "-c", probe, env["NPY_DISABLE_CPU_FEATURES"]],
+                            env={**os.environ, **env}, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    older = {}
+    build_book.pin_numerics(older, cpu_flags=["sse2", "avx"])      # no AVX2: nothing to pin but the threads
+    assert older == {"OPENBLAS_NUM_THREADS": "1"}
 
 
 def test_unchanged_tree_reexecutes_nothing(site_run):
@@ -140,3 +197,152 @@ def test_build_reports_each_chapter_and_the_site(chapter_run, site_run):
         assert f"{name}: executed in" in chapter_run.stdout
     assert "summary" in site_run.stdout
     assert "_build/html/index.html" in site_run.stdout
+
+
+# ---------------------------------------------------------------------------------------
+# a tiny book: one short page and one short chapter, so builds take seconds
+# ---------------------------------------------------------------------------------------
+
+TINY = "090_tiny"
+TINY_TOC = f"format: jb-book\nroot: book/tiny\nchapters:\n  - file: book/{TINY}\n"
+
+
+def notebook(*sources):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A tiny chapter")]
+                                  + [nbformat.v4.new_code_cell(s) for s in sources])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+def tiny_chapter(*more_cells):
+    """A chapter that publishes one figure and one result file the way the real chapters do."""
+    return notebook(
+        "import os\nimport utils\n"
+        f"with open(os.path.join(utils.media_dir(), '{TINY[:3]}_figure.png'), 'wb') as f:\n"
+        "    f.write(b'figure bytes')\n"
+        f"with open(os.path.join(utils.notebook_results_path('{TINY}'), 'table.txt'), 'w') as f:\n"
+        "    f.write('result')", *more_cells)
+
+
+@pytest.fixture
+def tiny(tree):
+    (tree / "book" / "tiny.md").write_text("# Tiny book\n\nA page with nothing to execute.\n")
+    nbformat.write(tiny_chapter(), tree / "book" / f"{TINY}.ipynb")
+    (tree / "_toc.yml").write_text(TINY_TOC)
+    return tree
+
+
+def test_tiny_chapter_publishes_and_names_the_pinned_encoder(tiny):
+    (tiny / "media" / "090_unowned.png").write_bytes(b"named like 090's media, never written by it")
+    result = run_build("--no-site", root=tiny)
+    assert result.returncode == 0, result.stderr
+    assert "videos: pinned ffmpeg of imageio-ffmpeg" in result.stdout
+    assert (tiny / "media" / "090_figure.png").read_bytes() == b"figure bytes"
+    assert (tiny / "results" / TINY / "table.txt").read_text() == "result"
+    assert (tiny / "media" / "090_unowned.png").exists()
+    assert "note: media/090_unowned.png carry 090_tiny's prefix but its last run did not write them" in result.stdout
+    assert not staging_folders(tiny)
+
+
+def test_chapters_sharing_a_number_stop_the_build_before_anything_runs(tree):
+    nbformat.write(notebook("print('an extra chapter that writes no media')"), tree / "book" / "011_extra.ipynb")
+    toc = tree / "_toc.yml"
+    toc.write_text(toc.read_text().replace("      - file: book/011_mass_springs",
+                                           "      - file: book/011_extra\n      - file: book/011_mass_springs"))
+    before = digests(tree / "media")
+    assert sum(name.startswith("011_") for name in before) == 13
+
+    result = run_build("--no-site", root=tree)
+
+    assert result.returncode == 1
+    assert ("chapters book/011_extra.ipynb and book/011_mass_springs.ipynb both publish their media as "
+            "media/011_*") in result.stderr
+    assert "Nothing was executed" in result.stderr
+    assert "executing ..." not in result.stdout
+    assert digests(tree / "media") == before
+
+
+def test_failed_site_build_leaves_the_published_site_byte_identical(tiny):
+    page = tiny / "book" / "tiny.md"
+    assert run_build(root=tiny).returncode == 0
+    site = tiny / "_build" / "html"
+    published = digests(site)
+    assert "A page with nothing to execute." in (site / "book" / "tiny.html").read_text()
+
+    page.write_text("# Tiny book\n\nA new sentence, and a broken reference: {doc}`no_such_page`.\n")
+    result = run_build(root=tiny)
+
+    assert result.returncode == 1
+    assert digests(site) == published, "the failed build changed the published site"
+    assert "no_such_page" in result.stderr
+    assert "_build/html was left as it was" in result.stderr
+    assert not staging_folders(tiny)
+
+    page.write_text("# Tiny book\n\nThe fixed page.\n")
+    assert run_build(root=tiny).returncode == 0
+    assert "The fixed page." in (site / "book" / "tiny.html").read_text()
+    assert "A tiny chapter" in (site / "book" / f"{TINY}.html").read_text()
+
+
+def test_second_build_waits_for_the_first(tiny):
+    (tiny / "_build").mkdir()
+    with open(tiny / "_build" / ".lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)           # a first build, running
+        lock.write("pid 4242, started 12:00:00\n")
+        lock.flush()
+        second = subprocess.Popen([sys.executable, str(tiny / "scripts" / "build_book.py"), "--no-site"],
+                                  cwd=tiny, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first_line = second.stdout.readline()
+        assert first_line.startswith("another build of this tree is running (pid 4242, started 12:00:00); "
+                                     "waiting for it to finish")
+        time.sleep(1.0)
+        assert second.poll() is None, "the second build did not wait"
+        assert not (tiny / "_build" / "exec").exists(), "the second build started while the first held the lock"
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert f"{TINY}: executed in" in out
+
+
+@pytest.fixture
+def short_tmp():
+    """A private temp folder with a short path: unix socket paths are limited to about 100 bytes."""
+    folder = Path(tempfile.mkdtemp(prefix="sigterm-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_sigterm_during_a_build_leaves_no_staging_folder_kernel_or_socket(tiny, short_tmp):
+    ready = tiny / "kernel-is-sleeping"
+    nbformat.write(tiny_chapter(f"import time\nopen({str(ready)!r}, 'w').close()\ntime.sleep(300)"),
+                   tiny / "book" / f"{TINY}.ipynb")
+    media_before = digests(tiny / "media")
+    private_tmp = short_tmp
+    env = dict(os.environ, TMPDIR=str(private_tmp), JUPYTER_RUNTIME_DIR=str(private_tmp / "runtime"))
+    build = subprocess.Popen([sys.executable, str(tiny / "scripts" / "build_book.py")], cwd=tiny, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not ready.exists():          # the first cell has written its outputs; the kernel sleeps
+            assert build.poll() is None, build.communicate()
+            assert time.monotonic() < deadline, "the chapter never started"
+            time.sleep(0.1)
+        processes = descendants(build.pid)
+        assert processes, "no kernel process found"
+        assert list(private_tmp.glob("simkit-kernel-*")), "the kernel's sockets are not where the test looks"
+        build.send_signal(signal.SIGTERM)
+        out, err = build.communicate(timeout=60)
+    finally:
+        if build.poll() is None:
+            build.kill()
+    assert build.returncode == -signal.SIGTERM, err
+    deadline = time.monotonic() + 10
+    while any(running(p) for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in processes if running(p)], "the kernel outlived the build"
+    left = {p.name for p in (tiny / "_build").iterdir()} - {".jupyter_cache", ".lock", "exec"}
+    assert not left, f"staging folders were left behind: {left}"
+    leftovers = [str(p.relative_to(private_tmp)) for p in private_tmp.rglob("*") if not p.is_dir()]
+    assert leftovers == [], "kernel sockets or connection files were left behind"
+    assert digests(tiny / "media") == media_before
+    assert not (tiny / "results").exists()
+    assert "stopped by SIGTERM" in err

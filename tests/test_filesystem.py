@@ -1,17 +1,24 @@
 """simkit.filesystem: deterministic, atomic PNG and MP4 writers and the blitting protocol."""
+import importlib
 import io
 import os
 import shutil
+import signal
 import stat
+import subprocess
 import sys
+import time
+import warnings
 
 import imageio_ffmpeg
+import imageio_ffmpeg.binaries
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.animation import FuncAnimation
 
-from simkit.filesystem import BlitAnimation, _ffmpeg_pipe, save_animation, save_figure
+from conftest import descendants, running
+from simkit.filesystem import BlitAnimation, _atomic, _encoder, save_animation, save_figure
 from simkit.filesystem._probe import mp4_boxes, probe_video
 
 # Animations built only to be rejected by validation are never rendered; matplotlib warns when they are collected.
@@ -331,11 +338,93 @@ def test_no_ffmpeg(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == []
 
 
-def test_system_ffmpeg_is_preferred(monkeypatch):
-    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: "/opt/ffmpeg/bin/ffmpeg")
-    assert _ffmpeg_pipe.find_ffmpeg() == "/opt/ffmpeg/bin/ffmpeg"
-    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
-    assert _ffmpeg_pipe.find_ffmpeg() == imageio_ffmpeg.get_ffmpeg_exe()
+def _bundled_exe():
+    exe, _ = _encoder._bundled_ffmpeg()
+    assert exe is not None, "the imageio-ffmpeg wheel's binary is missing from this environment"
+    return exe
+
+
+def _fake_ffmpeg(tmp_path, script, name="fake-ffmpeg"):
+    exe = tmp_path / name
+    exe.write_text("#!/bin/sh\n" + script)
+    exe.chmod(0o755)
+    return str(exe)
+
+
+# shell: the output file among ffmpeg's arguments is the writer's temporary file
+OUTPUT_ARG = 'for a; do case "$a" in *.part) out="$a";; esac; done\n'
+
+
+def _use_encoder(monkeypatch, exe):
+    """Make save_animation encode with `exe` (its output is still decoded by the pinned ffmpeg)."""
+    monkeypatch.setattr(importlib.import_module("simkit.filesystem.save_animation"), "find_ffmpeg", lambda: exe)
+
+
+def test_pinned_encoder_is_used_even_with_a_system_ffmpeg(tmp_path, monkeypatch):
+    bundled = _bundled_exe()
+    assert os.path.dirname(bundled) == os.path.dirname(imageio_ffmpeg.binaries.__file__)
+    # a system ffmpeg on PATH that must never run (this machine also has a real /usr/bin/ffmpeg)
+    system = _fake_ffmpeg(tmp_path, "echo 'the system ffmpeg ran' >&2\nexit 3\n", name="ffmpeg")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    assert shutil.which("ffmpeg") == system
+    encoder = _encoder.find_encoder()
+    assert encoder.exe == bundled and encoder.pinned
+    assert "pinned ffmpeg of imageio-ffmpeg" in encoder.description
+    _, anim = _blit_animation()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no UnpinnedEncoderWarning either
+        path = save_animation(anim, tmp_path / "out" / "v.mp4", fps=FPS)
+    _check_video(path, N_FRAMES, FPS, 300, 200)
+
+
+def test_pinned_encoder_ignores_imageio_ffmpeg_exe_override(monkeypatch, tmp_path):
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", _fake_ffmpeg(tmp_path, "exit 3\n"))
+    assert _encoder.find_ffmpeg() == _bundled_exe()
+
+
+def test_system_ffmpeg_is_the_fallback_without_the_wheel_and_says_so(tmp_path, monkeypatch):
+    system = _bundled_exe()                     # a working binary standing in for the system one
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)      # import now raises ImportError
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: system)
+    encoder = _encoder.find_encoder()
+    assert encoder.exe == system and not encoder.pinned
+    assert "imageio-ffmpeg is not installed" in encoder.description
+    assert "pip install imageio-ffmpeg" in encoder.description
+    _, anim = _blit_animation()
+    with pytest.warns(_encoder.UnpinnedEncoderWarning, match="system ffmpeg .* imageio-ffmpeg is not installed"):
+        path = save_animation(anim, tmp_path / "v.mp4", fps=FPS)
+        _check_video(path, N_FRAMES, FPS, 300, 200)
+
+
+@pytest.mark.parametrize("script, problem", [
+    ("cat > /dev/null\nexit 0\n", "the encoded file is empty"),                       # writes nothing
+    ("cat > /dev/null\n" + OUTPUT_ARG + 'echo "not a video" > "$out"\n', "the encoded file does not decode"),
+])
+def test_encoder_reporting_success_without_a_video_keeps_the_old_file(tmp_path, monkeypatch, script, problem):
+    _, anim = _blit_animation()
+    path = save_animation(anim, tmp_path / "v.mp4", fps=FPS)
+    with open(path, "rb") as fh:
+        before = fh.read()
+    (tmp_path / "bin").mkdir()
+    _use_encoder(monkeypatch, _fake_ffmpeg(tmp_path / "bin", script))
+    _, anim = _blit_animation()
+    with pytest.raises(RuntimeError, match=f"(?s)exited with status 0 but its video is unusable: {problem}.*"
+                                           "v.mp4' was not replaced"):
+        save_animation(anim, path, fps=FPS, copy_to=tmp_path / "media" / "v.mp4")
+    with open(path, "rb") as fh:
+        assert fh.read() == before
+    assert sorted(os.listdir(tmp_path)) == ["bin", "v.mp4"], "a temporary file or copy_to was left behind"
+
+
+def test_encoder_dropping_frames_is_caught(tmp_path, monkeypatch):
+    # a real encode of 2 frames, whatever was sent
+    script = ("cat > /dev/null\n" + OUTPUT_ARG + f'"{_bundled_exe()}" -v error -y -f lavfi '
+              '-i color=white:s=300x200:r=10 -frames:v 2 -c:v libx264 -pix_fmt yuv420p -f mp4 "$out"\n')
+    _use_encoder(monkeypatch, _fake_ffmpeg(tmp_path, script))
+    _, anim = _blit_animation()
+    with pytest.raises(RuntimeError, match=f"it holds 2 frames, {N_FRAMES} were sent"):
+        save_animation(anim, tmp_path / "out" / "v.mp4", fps=FPS)
+    assert os.listdir(tmp_path / "out") == []
 
 
 def test_failure_while_rendering_leaves_previous_file(tmp_path):
@@ -351,19 +440,12 @@ def test_failure_while_rendering_leaves_previous_file(tmp_path):
     assert os.listdir(tmp_path) == ["v.mp4"]
 
 
-def _fake_ffmpeg(tmp_path, script):
-    exe = tmp_path / "fake-ffmpeg"
-    exe.write_text("#!/bin/sh\n" + script)
-    exe.chmod(0o755)
-    return str(exe)
-
-
 @pytest.mark.parametrize("script", [
     "head -c 1000 > /dev/null\necho 'Error: encoder exploded (simulated)' >&2\nexit 1\n",   # dies mid-stream
     "cat > /dev/null\necho 'Error: encoder exploded (simulated)' >&2\nexit 1\n",           # fails at the end
 ])
 def test_ffmpeg_failure_reports_stderr_and_cleans_up(tmp_path, monkeypatch, script):
-    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: _fake_ffmpeg(tmp_path, script))
+    _use_encoder(monkeypatch, _fake_ffmpeg(tmp_path, script))
     out = tmp_path / "out"
     _, anim = _blit_animation()
     with pytest.raises(RuntimeError, match="encoder exploded"):
@@ -403,3 +485,121 @@ def _decode_first_frame(path):
     frame = np.frombuffer(next(reader), np.uint8).reshape(h, w, 3)
     reader.close()
     return frame
+
+
+# ---------------------------------------------------------------------------------------
+# interrupted writers: signals and stale temporary files
+# ---------------------------------------------------------------------------------------
+
+# Renders a long animation to argv[1]: a test signals it mid-render.
+RENDER_FOREVER = """
+import sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from simkit.filesystem import BlitAnimation, save_animation
+
+fig, ax = plt.subplots(figsize=(1.6, 1.2), dpi=100)
+ax.set_xlim(0, 1)
+ax.set_ylim(0, 1)
+line, = ax.plot([], [], zorder=5)
+anim = BlitAnimation(fig, lambda i: line.set_data([0, 1], [0, (i % 97) / 97]), 10**7, [line])
+save_animation(anim, sys.argv[1], fps=25)
+"""
+
+
+def _start_render(tmp_path):
+    """A render in a subprocess, over an existing video; returns (process, folder, target, old bytes, ffmpeg pid)."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "v.mp4"
+    target.write_bytes(b"the previous video")
+    script = tmp_path / "render.py"
+    script.write_text(RENDER_FOREVER)
+    proc = subprocess.Popen([sys.executable, str(script), str(target)], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while True:             # wait until ffmpeg runs and has written into the temporary file
+        parts = [p for p in folder.iterdir() if p.name.endswith(".part")]
+        if parts and parts[0].stat().st_size > 0 and descendants(proc.pid):
+            break
+        assert proc.poll() is None, f"the render stopped early:\n{proc.stderr.read()}"
+        assert time.monotonic() < deadline, "the render never started"
+        time.sleep(0.05)
+    (ffmpeg,) = descendants(proc.pid)
+    return proc, folder, target, ffmpeg
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_signal_during_render_removes_the_temporary_file_and_ffmpeg(tmp_path, signum):
+    proc, folder, target, ffmpeg = _start_render(tmp_path)
+    proc.send_signal(signum)
+    proc.wait(timeout=30)
+    proc.stderr.close()
+    assert proc.returncode == -signum, "the process must still end by the signal it was sent"
+    assert os.listdir(folder) == ["v.mp4"], "a temporary file was left behind"
+    assert target.read_bytes() == b"the previous video"
+    assert not running(ffmpeg), "ffmpeg outlived the render"
+
+
+def test_next_write_sweeps_the_temporary_file_of_a_killed_render(tmp_path):
+    proc, folder, target, ffmpeg = _start_render(tmp_path)
+    proc.kill()                                      # SIGKILL: no clean-up can run
+    proc.wait(timeout=30)
+    proc.stderr.close()
+    os.kill(ffmpeg, signal.SIGKILL)                  # the orphan would finish the file and exit on its own
+    (stale,) = [p.name for p in folder.iterdir() if p.name.endswith(".part")]
+    save_figure(_figure(), folder / "figure.png")
+    assert sorted(os.listdir(folder)) == ["figure.png", "v.mp4"], f"{stale} survived the next write"
+    assert target.read_bytes() == b"the previous video"
+
+
+def _dead_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_sweep_removes_only_our_files_of_dead_processes(tmp_path):
+    host = _atomic._HOST
+    other_host = "0" * 8 if host != "0" * 8 else "1" * 8
+    dead = _dead_pid()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        names = {
+            f".a.png.simkit-{host}-{dead}-0123456789ab.part": False,          # ours, writer gone: swept
+            f".b.mp4.simkit-{host}-{dead}-0123456789ab.part": False,
+            f".c.png.simkit-{host}-{live.pid}-0123456789ab.part": True,       # writer still running
+            f".d.png.simkit-{host}-{os.getpid()}-0123456789ab.part": True,    # this process (another thread)
+            f".e.png.simkit-{other_host}-{dead}-0123456789ab.part": True,     # another host's process
+            ".f.png.0123456789ab.part": True,                                 # not recognisably ours
+            f"g.png.simkit-{host}-{dead}-0123456789ab.part": True,            # not hidden: a user's file
+            "h.png": True,
+        }
+        for name in names:
+            (tmp_path / name).write_bytes(b"x")
+        save_figure(_figure(), tmp_path / "new.png")
+        assert sorted(os.listdir(tmp_path)) == sorted([n for n, keep in names.items() if keep] + ["new.png"])
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_sigterm_with_a_python_handler_unwinds_then_calls_it(tmp_path):
+    calls = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: calls.append(signum))
+    try:
+        fig = _figure()
+
+        def savefig_then_terminated(fh, **kwargs):
+            fh.write(b"\x89PNG half a file")
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)                            # the handler interrupts this
+
+        fig.savefig = savefig_then_terminated
+        with pytest.raises(SystemExit):
+            save_figure(fig, tmp_path / "f.png")
+        assert calls == [signal.SIGTERM], "the previous handler must see the signal once"
+        assert os.listdir(tmp_path) == []
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -42,8 +42,8 @@ def test_hookes_law_on_a_single_anchored_spring():
     rest = np.full((200, 1), l0)
     psi = mass_springs_energy_element_d(d, ym, rest)
     force = -mass_springs_gradient_element_d(d, ym, rest)
-    assert psi.shape == (200,) and force.shape == (200, 2)
-    np.testing.assert_allclose(psi, 0.5 * k * (lengths - l0) ** 2, atol=ROUNDOFF)
+    assert psi.shape == (200, 1) and force.shape == (200, 2)
+    np.testing.assert_allclose(psi[:, 0], 0.5 * k * (lengths - l0) ** 2, atol=ROUNDOFF)
     np.testing.assert_allclose(force[:, 0], -k * (lengths - l0), atol=ROUNDOFF)
     np.testing.assert_allclose(force[:, 1], 0.0, atol=ROUNDOFF)
 
@@ -100,7 +100,7 @@ def test_global_tiers_match_central_differences(dim, tier):
 def test_tiers_agree_with_each_other_and_with_the_element_sum(dim, psd):
     x, E, ym, vol, l0, J = random_network(dim, seed=30 + dim)
     d = (J @ x).reshape(-1, dim)
-    e_elem = float(vol.ravel() @ mass_springs_energy_element_d(d, ym, l0))
+    e_elem = float(vol.ravel() @ mass_springs_energy_element_d(d, ym, l0).ravel())
     np.testing.assert_allclose(mass_springs_energy_x(x, E, ym, vol, l0, dim=dim), e_elem, rtol=ROUNDOFF)
     np.testing.assert_allclose(mass_springs_energy_z(x, J, ym, vol, l0), e_elem, rtol=ROUNDOFF)
     g_elem = J.T @ (vol * mass_springs_gradient_element_d(d, ym, l0)).reshape(-1, 1)
@@ -123,11 +123,11 @@ def test_z_tier_with_reduced_coordinates_is_the_chain_rule(dim):
     z = np.linalg.lstsq(B, x, rcond=None)[0]
     Jr = J @ B
     xr = B @ z
-    np.testing.assert_allclose(mass_springs_energy_z(z, Jr, ym, vol, l0),
+    np.testing.assert_allclose(mass_springs_energy_z(z, Jr, ym, vol, l0, dim=dim),
                                mass_springs_energy_z(xr, J, ym, vol, l0), rtol=ROUNDOFF)
-    np.testing.assert_allclose(mass_springs_gradient_z(z, Jr, ym, vol, l0),
+    np.testing.assert_allclose(mass_springs_gradient_z(z, Jr, ym, vol, l0, dim=dim),
                                B.T @ mass_springs_gradient_z(xr, J, ym, vol, l0), rtol=1e-10, atol=ROUNDOFF)
-    np.testing.assert_allclose(mass_springs_hessian_z(z, Jr, ym, vol, l0, psd=False).toarray(),
+    np.testing.assert_allclose(mass_springs_hessian_z(z, Jr, ym, vol, l0, psd=False, dim=dim).toarray(),
                                B.T @ mass_springs_hessian_z(xr, J, ym, vol, l0, psd=False).toarray() @ B,
                                rtol=1e-10, atol=1e-10)
 
@@ -172,7 +172,7 @@ def test_closed_form_projection_equals_psd_project(dim):
 def test_degenerate_spring_is_finite_and_documented(dim):
     d = np.zeros((1, dim))
     ym, l0 = np.array([3.0]), np.array([0.5])
-    np.testing.assert_allclose(mass_springs_energy_element_d(d, ym, l0), [0.5 * 3.0 * 0.25], rtol=ROUNDOFF)
+    np.testing.assert_allclose(mass_springs_energy_element_d(d, ym, l0), [[0.5 * 3.0 * 0.25]], rtol=ROUNDOFF)
     np.testing.assert_array_equal(mass_springs_gradient_element_d(d, ym, l0), 0.0)
     np.testing.assert_array_equal(mass_springs_hessian_element_d(d, ym, l0)[0], 3.0 * np.eye(dim))
     x = np.zeros((2 * dim, 1))

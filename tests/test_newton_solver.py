@@ -1,4 +1,6 @@
 """Newton's method: Hessian types, Armijo line search, stopping rule, shapes and failure modes."""
+import importlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sps
@@ -57,13 +59,13 @@ def sagging_cable(n=21, k=400.0):
     en = simkit.energies
 
     def energy(x):
-        return en.mass_springs_energy_x(x, E, k, 1.0, l0) + en.quadratic_energy(x, Q, b) - (f_g.T @ x).item()
+        return en.mass_springs_energy_x(x, E, k, 1.0, l0, dim=2) + en.quadratic_energy(x, Q, b) - (f_g.T @ x).item()
 
     def gradient(x):
-        return en.mass_springs_gradient_x(x, E, k, 1.0, l0) + en.quadratic_gradient(x, Q, b) - f_g
+        return en.mass_springs_gradient_x(x, E, k, 1.0, l0, dim=2) + en.quadratic_gradient(x, Q, b) - f_g
 
     def hessian(x):
-        return en.mass_springs_hessian_x(x, E, k, 1.0, l0) + Q
+        return en.mass_springs_hessian_x(x, E, k, 1.0, l0, dim=2) + Q
 
     return X.reshape(-1, 1), energy, gradient, hessian
 
@@ -125,3 +127,29 @@ def test_singular_hessian_raises():
                       lambda x: sps.csc_matrix((2, 2)))
     with pytest.raises(np.linalg.LinAlgError, match="singular"):
         newton_solver(np.ones((2, 1)), lambda x: 0.0, lambda x: np.ones((2, 1)), lambda x: np.zeros((2, 2)))
+
+
+def test_armijo_constant_is_0_01_and_decides_the_step(monkeypatch):
+    """E = x^2 / 2 with an underestimated Hessian h = 0.5003 overshoots: dx = -x / h.
+
+    From x = 1 the full step changes E by dx + dx^2 / 2 = -0.0011990, which passes the Armijo
+    test with c = 1e-4 (needs <= -0.0001999) but not with c = 0.01 (needs <= -0.0199880); the
+    half step (E -> 1.8e-7) passes with c = 0.01. So the two constants pick 1 and 1/2.
+    """
+    h = 0.5003
+    x0 = np.array([[1.0]])
+    dx = -1.0 / h
+
+    def solve():
+        return newton_solver(x0, lambda x: 0.5 * x[0, 0] ** 2, lambda x: x.copy(), lambda x: np.array([[h]]),
+                             return_info=True)
+
+    x, info = solve()
+    assert info["alphas"] == [0.5]
+    np.testing.assert_allclose(x, 1.0 + 0.5 * dx, rtol=ROUNDOFF)
+    module = importlib.import_module("simkit.solvers.newton_solver")
+    assert module.ARMIJO_CONSTANT == ARMIJO
+    monkeypatch.setattr(module, "ARMIJO_CONSTANT", 1e-4)
+    x, info = solve()
+    assert info["alphas"] == [1.0]
+    np.testing.assert_allclose(x, 1.0 + dx, rtol=ROUNDOFF)

@@ -17,9 +17,9 @@ def test_edge_displacement_jacobian_maps_positions_to_edge_vectors(dim):
     E = np.array([[0, 1], [3, 2], [6, 4], [5, 0]])
     J = simkit.edge_displacement_jacobian(X, E)
     assert sps.issparse(J) and J.shape == (4, 7)
-    np.testing.assert_allclose(J @ X, X[E[:, 1]] - X[E[:, 0]], atol=ROUNDOFF)
+    np.testing.assert_allclose(J @ X, X[E[:, 0]] - X[E[:, 1]], atol=ROUNDOFF)
     Jx = sps.kron(J, sps.eye(dim))
-    np.testing.assert_allclose((Jx @ X.reshape(-1, 1)).reshape(-1, dim), X[E[:, 1]] - X[E[:, 0]], atol=ROUNDOFF)
+    np.testing.assert_allclose((Jx @ X.reshape(-1, 1)).reshape(-1, dim), X[E[:, 0]] - X[E[:, 1]], atol=ROUNDOFF)
     np.testing.assert_array_equal(J.toarray().sum(axis=1), 0.0)
 
 

@@ -7,6 +7,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import shutil
 import threading
 import urllib.error
@@ -14,20 +15,38 @@ import urllib.request
 from html.parser import HTMLParser
 from urllib.parse import urldefrag, urljoin, urlparse
 
+import imageio_ffmpeg
 import pytest
+import yaml
 
-from conftest import ROOT
+from conftest import ROOT, toc_chapters
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-# seconds of every video, in page order: frames / fps as the chapters write them
-VIDEO_SECONDS = {
-    "011_mass_springs": [90 / 20, 95 / 20, 8 / 2, 251 / 40, 80 / 20],
-    "014_bending_stiffness": [60 / 20, 60 / 20],
-}
-PAGES = ["book/intro.html", "book/011_mass_springs.html", "book/014_bending_stiffness.html",
-         "book/api.html", "book/api/energies.html", "book/api/utils.html", "book/status.html"]
+WIDTHS = [1280, 390]                 # a desktop and a phone
+CHAPTERS = toc_chapters()            # every chapter in _toc.yml, in reading order
+
+
+def toc_pages():
+    """Every page of _toc.yml as its built path (book/intro.html, ...)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            files.extend([node["file"]] if "file" in node else [])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(toc.get("parts", []))
+    return [f"{f}.html" for f in files]
+
+
+PAGES = toc_pages() + ["genindex.html", "search.html"]
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -58,9 +77,9 @@ def browser():
         browser.close()
 
 
-def open_page(browser, url):
-    """Load `url`; return (page, problems) with console errors, failed and off-host requests."""
-    page = browser.new_page()
+def open_page(browser, url, width=1280):
+    """Load `url` at a viewport `width`; return (page, problems) with console errors, failed and off-host requests."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
     problems = []
     host = urlparse(url).netloc
     page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
@@ -84,23 +103,29 @@ def test_page_loads_clean_and_offline(browser, base_url, path):
     page.close()
 
 
-@pytest.mark.parametrize("chapter", VIDEO_SECONDS)
+def media_seconds(chapter):
+    """Durations of the chapter's published videos (frames / fps of media/NNN_*.mp4), sorted."""
+    return sorted(imageio_ffmpeg.count_frames_and_secs(str(path))[1]
+                  for path in (ROOT / "media").glob(f"{chapter[:3]}_*.mp4"))
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_videos_play_with_their_duration(browser, base_url, chapter):
     page, problems = open_page(browser, f"{base_url}book/{chapter}.html")
-    videos = page.locator("video")
-    assert videos.count() == len(VIDEO_SECONDS[chapter])
+    expected = media_seconds(chapter)
+    assert page.locator("video").count() == len(expected)
     page.wait_for_function("[...document.querySelectorAll('video')].every(v => v.readyState >= 3)")
     states = page.evaluate("[...document.querySelectorAll('video')].map(v => "
                            "({d: v.duration, controls: v.controls, loop: v.loop, error: v.error}))")
-    for state, seconds in zip(states, VIDEO_SECONDS[chapter]):
+    for state in states:
         assert state["error"] is None
         assert state["controls"] and state["loop"]
-        assert state["d"] == pytest.approx(seconds, abs=0.06)
+    assert sorted(state["d"] for state in states) == pytest.approx(expected, abs=0.06)
     assert problems == []
     page.close()
 
 
-@pytest.mark.parametrize("chapter", VIDEO_SECONDS)
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_math_is_typeset(browser, base_url, chapter):
     page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
     assert page.locator("mjx-container").count() >= 10
@@ -113,7 +138,7 @@ def test_chapter_math_is_typeset(browser, base_url, chapter):
     page.close()
 
 
-@pytest.mark.parametrize("chapter", VIDEO_SECONDS)
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_offers_its_notebook_for_download(base_url, site_dir, chapter):
     html = (site_dir / "book" / f"{chapter}.html").read_text()
     link = f"../_sources/book/{chapter}.ipynb"
@@ -172,7 +197,214 @@ def test_api_reference_documents_simkit(site_dir):
         assert f'id="{name}"' in html, f"{name} missing from the API reference"
 
 
-def test_status_page_lists_both_chapters(site_dir):
-    html = (site_dir / "book" / "status.html").read_text()
-    for chapter in VIDEO_SECONDS:
-        assert chapter in html
+
+# ---------------------------------------------------------------------------------------
+# the site as readers use it (issue 10): layout at 1280 and 390 px, one search box,
+# numbered and captioned media, API links, folded solutions, references, docstring math
+# ---------------------------------------------------------------------------------------
+
+# Elements wider than the content column, unless an ancestor inside the column scrolls or clips them.
+OVERFLOW_JS = """() => {
+  const column = document.querySelector('article.bd-article') || document.querySelector('main');
+  const col = column.getBoundingClientRect();
+  const inside = r => r.left >= col.left - 1 && r.right <= col.right + 1;
+  const boxed = el => ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(el).overflowX);
+  const wide = [];
+  for (const el of column.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || inside(r)) continue;
+    let a = el.parentElement, held = false;
+    for (; a && a !== column; a = a.parentElement) {
+      if (boxed(a) && inside(a.getBoundingClientRect())) { held = true; break; }
+    }
+    if (!held) wide.push(`<${el.tagName.toLowerCase()} class="${el.className}"> spans ${Math.round(r.left)}..` +
+                         `${Math.round(r.right)} px, column ${Math.round(col.left)}..${Math.round(col.right)}: ` +
+                         JSON.stringify((el.textContent || '').trim().slice(0, 50)));
+  }
+  const math = [...column.querySelectorAll('mjx-container[display="true"]')].map(m => ({
+    wide: m.scrollWidth > m.clientWidth + 1, width: m.scrollWidth, box: m.clientWidth,
+    scrolls: ['auto', 'scroll'].includes(getComputedStyle(m).overflowX),
+    tex: (m.querySelector('mjx-assistive-mml') || m).textContent.slice(0, 40)}));
+  return {page: document.documentElement.scrollWidth, viewport: innerWidth, wide, math};
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("path", PAGES)
+def test_layout_fits_the_column(browser, base_url, path, width):
+    page, _ = open_page(browser, base_url + path, width)
+    layout = page.evaluate(OVERFLOW_JS)
+    page.close()
+    assert layout["page"] <= layout["viewport"], f"{path} scrolls sideways at {width} px"
+    assert layout["wide"] == [], f"{path} at {width} px"
+    for m in layout["math"]:
+        if width >= 1280:
+            assert not m["wide"], f"display equation {m['tex']!r} is {m['width']} px in a {m['box']} px column"
+        else:
+            assert m["scrolls"], f"display equation {m['tex']!r} does not scroll in its own box"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_search_box(browser, base_url, width):
+    page, _ = open_page(browser, f"{base_url}book/{CHAPTERS[0]}.html", width)
+    visible = page.evaluate("""[...document.querySelectorAll(
+        '.search-button-field, .search-button__button, input[type="search"], form.bd-search')]
+        .filter(e => { const r = e.getBoundingClientRect();
+                       return e.checkVisibility() && r.width > 0 && r.right > 0 && r.left < innerWidth; })
+        .filter((e, i, all) => !all.some(o => o !== e && o.contains(e)))
+        .map(e => e.className)""")
+    page.close()
+    assert len(visible) == 1, f"search controls visible at {width} px: {visible}"
+
+
+HASHED = re.compile(r"[0-9a-f]{16,}|\.(png|mp4)\b")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_figure_and_video_is_numbered_captioned_and_described(browser, base_url, chapter):
+    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
+    media = page.evaluate("""[...document.querySelectorAll('article.bd-article img, article.bd-article video')]
+        .map(e => { const fig = e.closest('figure'); const cap = fig && fig.querySelector('figcaption');
+                    return {tag: e.tagName.toLowerCase(), alt: e.getAttribute(e.tagName === 'IMG' ? 'alt' : 'aria-label'),
+                            number: cap ? cap.querySelector('.caption-number')?.textContent.trim() : null,
+                            caption: cap ? cap.querySelector('.caption-text')?.textContent.trim() : null,
+                            id: fig && fig.id}; })""")
+    page.close()
+    videos = sum(m["tag"] == "video" for m in media)
+    assert videos == len(media_seconds(chapter))
+    # every video went through utils.Chapter.video, which refuses frames that leave their axes
+    source = json.loads((ROOT / "book" / f"{chapter}.ipynb").read_text())
+    assert videos == sum("".join(c["source"]).count("ch.video(") for c in source["cells"] if c["cell_type"] == "code")
+    assert [m["number"] for m in media] == [f"Figure {i}" for i in range(1, len(media) + 1)], \
+        f"{chapter}: every figure and video is numbered in order"
+    for m in media:
+        where = f"{chapter} {m['tag']} {m['number']} ({m['id']})"
+        assert m["caption"] and m["caption"].endswith(".") and len(m["caption"].split()) >= 6, f"{where}: caption"
+        assert m["alt"] and len(m["alt"].split()) >= 8 and not HASHED.search(m["alt"]), f"{where}: alt text"
+
+
+def api_entries(site_dir):
+    """{full name: page} of every object the API reference documents (simkit.*, utils.*)."""
+    entries = {}
+    for page in (site_dir / "book" / "api").glob("*.html"):
+        for name in re.findall(r'<dt class="sig sig-object py" id="([\w.]+)"', page.read_text()):
+            entries[name] = page.name
+    return entries
+
+
+# In code cells: dotted names rooted at the library or at the chapter's publisher
+CODE_API = re.compile(r"\b(?:simkit|utils|energies|ch)(?:\.[A-Za-z_]\w*)+")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_api_name_in_a_chapter_links_to_its_entry(browser, base_url, site_dir, chapter):
+    entries = api_entries(site_dir)
+    assert {"simkit.edge_lengths", "simkit.energies.bending_energy_x", "utils.Chapter.figure",
+            "utils.animate_springs_grid"} <= set(entries)
+    # short names of module-level objects (a bare `energy` in prose may be a chapter's own method)
+    short = {name.rsplit(".", 1)[-1] for name in entries if name.rsplit(".", 1)[0] not in entries}
+    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
+    found = page.evaluate("""() => {
+      const art = document.querySelector('article.bd-article');
+      const prose = [...art.querySelectorAll('code')].filter(c => !c.closest('.cell, pre'))
+        .map(c => ({text: c.textContent.trim(), href: c.closest('a')?.getAttribute('href') || null}));
+      const cells = [...art.querySelectorAll('.cell_input pre')].map(pre => {
+        const clone = pre.cloneNode(true);
+        clone.querySelectorAll('.c1, .c, .cm, .s1, .s2, .sd, .sa, .se, .si').forEach(s => s.remove());
+        return {code: clone.textContent,
+                links: [...pre.querySelectorAll('a.sphinx-codeautolink-a')].map(a => ({
+                  text: a.textContent, href: a.getAttribute('href')}))};
+      });
+      return {prose, cells};
+    }""")
+    page.close()
+    unlinked = []
+    for code in found["prose"]:
+        name = re.sub(r"\(.*$", "", code["text"]).lstrip("~")
+        if (name in entries or name in short) and not (code["href"] and "api/" in code["href"]):
+            unlinked.append(f"prose: {code['text']}")
+    linked_names = 0
+    for cell in found["cells"]:
+        links = [link["text"] for link in cell["links"] if "api/" in (link["href"] or "")]
+        for name in CODE_API.findall(cell["code"]):
+            if name in links:
+                links.remove(name)
+                linked_names += 1
+            else:
+                unlinked.append(f"code: {name}")
+    assert unlinked == [], f"{chapter}: API names without a link to their entry"
+    assert linked_names >= 10, f"{chapter}: expected its code cells to call simkit and utils"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_solutions_are_folded_until_asked_for(browser, base_url, chapter):
+    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
+    solutions = page.locator(".cell.tag_hide-cell")
+    assert 3 <= solutions.count() <= 5
+    for i in range(solutions.count()):
+        solution = solutions.nth(i)
+        output = solution.locator(".cell_output")
+        assert not output.is_visible(), f"{chapter}: solution {i + 1} is not folded"
+        solution.locator("summary").first.click()
+        assert output.is_visible() and f"exercise {i + 1}:" in output.inner_text()
+    page.close()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_ends_with_its_references(browser, base_url, chapter):
+    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
+    refs = page.evaluate("""() => {
+      const section = document.querySelector('section#references');
+      const notes = section ? [...section.querySelectorAll('aside.footnote')] : [];
+      const cites = [...document.querySelectorAll('article a.footnote-reference')].map(a => a.getAttribute('href'));
+      return {notes: notes.map(n => n.id), texts: notes.map(n => n.textContent), cites};
+    }""")
+    page.close()
+    assert len(refs["notes"]) >= 3, f"{chapter}: references section"
+    assert set(refs["cites"]) == {f"#{note}" for note in refs["notes"]}, "every citation has its reference"
+    assert all(re.search(r"\b(19|20)\d\d\b", text) for text in refs["texts"])
+
+
+def test_api_docstring_math_is_typeset(browser, base_url, site_dir):
+    pages = sorted(p.name for p in (site_dir / "book" / "api").glob("*.html"))
+    assert {"simkit.html", "energies.html", "integrators.html", "solvers.html", "filesystem.html",
+            "utils.html"} <= set(pages)
+    for name in pages:
+        page, problems = open_page(browser, f"{base_url}book/api/{name}")
+        text = page.inner_text("article")
+        typeset = page.locator("mjx-container").count()
+        page.close()
+        assert problems == []
+        assert ":math:" not in text and "\\(" not in text, f"api/{name} shows raw math"
+        if name == "utils.html":
+            assert typeset >= 8, "utils' docstrings carry typeset math"
+
+
+def test_api_right_hand_contents_use_short_names(site_dir):
+    html = (site_dir / "book" / "api" / "energies.html").read_text()
+    toc = html[html.index('aria-labelledby="pst-page-navigation-heading-2"'):]
+    assert "bending_energy_x()" in toc
+    assert "simkit.energies.bending_energy_x()" not in toc
+
+EXEC_TABLE_HEAD = ["Document", "Modified", "Method", "Run Time (s)", "Status"]
+
+
+def test_status_page_tables_every_chapters_execution(browser, base_url):
+    """The execution table itself (not the sidebar, which names every chapter on every page)."""
+    page, problems = open_page(browser, base_url + "book/status.html")
+    tables = page.evaluate("[...document.querySelectorAll('article table')].map(t => ({"
+                           "head: [...t.querySelectorAll('thead th')].map(c => c.innerText.trim()),"
+                           "rows: [...t.querySelectorAll('tbody tr')].map(r => "
+                           "[...r.querySelectorAll('td')].map(c => c.innerText.trim()))}))")
+    page.close()
+    (table,) = [t for t in tables if t["head"] == EXEC_TABLE_HEAD]
+    rows = {row[0]: dict(zip(EXEC_TABLE_HEAD, row)) for row in table["rows"]}
+    chapters = [f"book/{name}" for name in CHAPTERS]
+    assert len(chapters) >= 2
+    assert sorted(rows) == sorted(chapters), "the execution table must list every chapter, and only those"
+    for chapter in chapters:
+        record = json.loads((ROOT / "_build" / "exec" / f"{chapter.split('/')[-1]}.json").read_text())
+        row = rows[chapter]
+        assert row["Status"] == "\u2705" and row["Method"] == "cache", row
+        assert float(row["Run Time (s)"]) == pytest.approx(record["seconds"], abs=0.006), row
+    assert problems == []

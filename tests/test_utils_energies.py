@@ -98,11 +98,13 @@ def test_spring_energy_hessian_is_psd_under_compression():
 
 
 @pytest.mark.parametrize("change, error, match", [
-    (lambda a: {**a, "l0": np.zeros_like(a["l0"])}, ValueError, "l0 must be positive"),
-    (lambda a: {**a, "ym": np.ones((2, 1))}, ValueError, r"ym must have shape \(4, 1\)"),
-    (lambda a: {**a, "vol": np.full((4, 1), np.nan)}, ValueError, "vol must contain finite values"),
-    (lambda a: {**a, "J": "J"}, TypeError, "J must be a 2D sparse matrix"),
-    (lambda a: {**a, "J": a["J"][:-1]}, ValueError, "J has 7 rows"),
+    (lambda a: {**a, "l0": np.zeros_like(a["l0"])}, ValueError, "^l0: expected strictly positive values"),
+    (lambda a: {**a, "ym": np.ones((2, 1))}, ValueError, r"^ym: expected a scalar or one value per spring"),
+    (lambda a: {**a, "ym": np.ones((8, 1))}, ValueError, r"^ym: .* for the 4 springs, got shape \(8, 1\)"),
+    (lambda a: {**a, "vol": np.full((4, 1), np.nan)}, ValueError, "^vol: expected finite values"),
+    (lambda a: {**a, "vol": "heavy"}, TypeError, "^vol: expected a real numeric array"),
+    (lambda a: {**a, "J": "J"}, TypeError, "^J: expected a 2D sparse matrix"),
+    (lambda a: {**a, "J": a["J"][:-1]}, ValueError, "^J: cannot tell the dimension"),
 ])
 def test_spring_energy_bad_input(change, error, match):
     X, E, J, l0 = _chain(2, np.random.default_rng(0))
@@ -111,11 +113,25 @@ def test_spring_energy_bad_input(change, error, match):
         utils.SpringEnergy(args["J"], args["ym"], args["vol"], args["l0"])
 
 
+def test_spring_energy_takes_the_spring_count_from_j_not_from_a_parameter():
+    """Issue 8: a 2-spring 2D chain with a 4-entry l0 is an error; a 1-entry ym means every spring."""
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
+    E = np.array([[0, 1], [1, 2]])
+    J = sps.kron(simkit.edge_displacement_jacobian(X, E), sps.eye(2)).tocsc()
+    with pytest.raises(ValueError, match="^l0: .* for the 2 springs"):
+        utils.SpringEnergy(J, 1.0, 1.0, np.ones(4))
+    spring = utils.SpringEnergy(J, np.ones(1), 1.0, 1.0)
+    x = (1.1 * X).reshape(-1, 1)                       # both springs stretched by 10%
+    np.testing.assert_allclose(spring.energy(x), 2 * 0.5 * 0.1 ** 2, rtol=EXACT_TOL)
+
+
 def test_spring_energy_bad_state():
     X, E, J, l0 = _chain(2, np.random.default_rng(0))
     spring = utils.SpringEnergy(J, np.ones((4, 1)), l0, l0)
-    with pytest.raises(ValueError, match=r"shape \(10, 1\)"):
+    with pytest.raises(ValueError, match=r"^x: expected a column vector of shape \(N, 1\), got \(2, 5\)"):
         spring.energy(np.zeros((5, 2)).T)
+    with pytest.raises(ValueError, match="^x: expected 10 rows"):
+        spring.gradient(np.zeros((8, 1)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -154,23 +170,27 @@ def test_penalty_spring_set_replaces_pins():
     np.testing.assert_allclose(pin.gradient(x).ravel()[:4], [0.0, 0.0, 0.0, -2.0])
 
 
-@pytest.mark.parametrize("args, match", [
-    ((0, 2, 1.0), "n must be a positive int"),
-    ((5, 4, 1.0), "dim must be 2 or 3"),
-    ((5, 2, 0.0), "k must be a positive finite number"),
+@pytest.mark.parametrize("args, error, match", [
+    ((0, 2, 1.0), ValueError, "^n: expected an integer >= 1"),
+    ((5.0, 2, 1.0), TypeError, "^n: expected an integer"),
+    ((5, 4, 1.0), ValueError, "^dim: expected 2 or 3"),
+    ((5, True, 1.0), TypeError, "^dim: expected an integer"),
+    ((5, 2, 0.0), ValueError, "^k: expected a finite value > 0"),
+    ((5, 2, "stiff"), TypeError, "^k: expected a real scalar"),
 ])
-def test_penalty_spring_bad_construction(args, match):
-    with pytest.raises(ValueError, match=match):
+def test_penalty_spring_bad_construction(args, error, match):
+    with pytest.raises(error, match=match):
         utils.PenaltySpring(*args)
 
 
-@pytest.mark.parametrize("idx, targets, match", [
-    ([N_NODES], [[0.0, 0.0]], r"idx must lie in \[0, 5\)"),
-    ([0, 1], [[0.0, 0.0]], r"targets must have shape \(2, 2\)"),
-    ([0], [[np.nan, 0.0]], "targets must contain finite values"),
+@pytest.mark.parametrize("idx, targets, error, match", [
+    ([N_NODES], [[0.0, 0.0]], ValueError, r"^idx: expected indices in \[0, 5\)"),
+    ([0.5], [[0.0, 0.0]], TypeError, r"^idx: expected an integer index array"),
+    ([0, 1], [[0.0, 0.0]], ValueError, r"^targets: expected shape \(2, 2\)"),
+    ([0], [[np.nan, 0.0]], ValueError, "^targets: expected finite values"),
 ])
-def test_penalty_spring_bad_set(idx, targets, match):
-    with pytest.raises(ValueError, match=match):
+def test_penalty_spring_bad_set(idx, targets, error, match):
+    with pytest.raises(error, match=match):
         utils.PenaltySpring(N_NODES, 2, 1.0).set(idx, targets)
 
 
@@ -195,9 +215,11 @@ def test_gravity(dim):
 
 
 def test_gravity_bad_input():
-    with pytest.raises(ValueError, match="f_g must contain finite values"):
+    with pytest.raises(ValueError, match="^f_g: expected finite values"):
         utils.Gravity([[np.inf], [0.0]])
-    with pytest.raises(ValueError, match=r"shape \(2, 1\)"):
+    with pytest.raises(TypeError, match="^f_g: expected a real numeric array"):
+        utils.Gravity("down")
+    with pytest.raises(ValueError, match="^x: expected 2 rows"):
         utils.Gravity([[1.0], [0.0]]).energy(np.zeros((3, 1)))
 
 
@@ -234,16 +256,22 @@ def test_inertia_needs_update():
         inertia.energy(np.zeros((4, 1)))
 
 
-@pytest.mark.parametrize("M, h, match", [
-    (sps.eye(4).tocsc(), 0.0, "h must be a positive finite number"),
-    (np.ones((4, 3)), 0.1, r"M must be a square \(N, N\) matrix"),
+@pytest.mark.parametrize("M, h, error, match", [
+    (sps.eye(4).tocsc(), 0.0, ValueError, "^h: expected a finite value > 0"),
+    (sps.eye(4).tocsc(), 1e200, ValueError, "^h: expected a time step with h\\*\\*2 a normal positive float"),
+    (sps.eye(4).tocsc(), "0.1", TypeError, "^h: expected a real scalar"),
+    (np.ones((4, 3)), 0.1, ValueError, r"^M: expected a square matrix of shape \(N, N\)"),
+    (-sps.eye(4).tocsc(), 0.1, ValueError, "^M: expected a positive diagonal"),
+    (sps.csc_matrix(np.triu(np.ones((4, 4)))), 0.1, ValueError, "^M: expected a symmetric mass matrix"),
 ])
-def test_inertia_bad_construction(M, h, match):
-    with pytest.raises(ValueError, match=match):
+def test_inertia_bad_construction(M, h, error, match):
+    with pytest.raises(error, match=match):
         utils.Inertia(M, h)
 
 
 def test_inertia_bad_update():
     inertia = utils.Inertia(sps.eye(4).tocsc(), 0.1)
-    with pytest.raises(ValueError, match=r"v_n must be a stacked position column of shape \(4, 1\)"):
+    with pytest.raises(ValueError, match="^v_n: expected 4 rows"):
         inertia.update(np.zeros((4, 1)), np.zeros((3, 1)))
+    with pytest.raises(ValueError, match="^x_n: expected finite values"):
+        inertia.update(np.full((4, 1), np.nan), np.zeros((4, 1)))

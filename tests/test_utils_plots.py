@@ -107,10 +107,11 @@ def test_setup_axes():
     assert ax.get_title() == "scene"
 
 
-@pytest.mark.parametrize("xlim", [(1, 0), (0, np.inf), (0,), "ab"])
-def test_setup_axes_bad_limits(xlim):
+@pytest.mark.parametrize("xlim, error", [((1, 0), ValueError), ((0, np.inf), ValueError), ((0,), ValueError),
+                                          ("ab", TypeError)])
+def test_setup_axes_bad_limits(xlim, error):
     fig, ax = plt.subplots()
-    with pytest.raises(ValueError, match="xlim must be"):
+    with pytest.raises(error, match="^xlim: expected"):
         utils.setup_axes(ax, xlim, (0, 1))
 
 
@@ -170,25 +171,27 @@ def test_plot_spring_network_label_without_field(chain):
     assert art.springs.get_label() == "cable"
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"X": np.zeros((N_NODES, 3))}, r"X must be an \(n, 2\) array"),
-    ({"X": np.full((N_NODES, 2), np.nan)}, "X must contain finite values"),
-    ({"E": np.array([[0, N_NODES]])}, rf"E indices must lie in \[0, {N_NODES}\)"),
-    ({"E": np.array([[0.0, 1.0]])}, "E must hold integer node indices"),
-    ({"E": np.array([0, 1])}, r"E must be an \(m, 2\) int array"),
-    ({"pins": [N_NODES]}, r"pins must lie in \[0"),
-    ({"node_values": np.ones(N_NODES - 1)}, "node_values must have one value per node"),
-    ({"edge_values": np.ones(N_NODES)}, "edge_values must have one value per spring"),
-    ({"node_values": np.ones(N_NODES), "edge_values": np.ones(N_NODES - 1)}, "not both"),
-    ({"rest": np.zeros((2, 2))}, "rest must have 6 rows"),
-    ({"node_size": -1}, "node_size must be a positive finite number"),
-    ({"lims": ((0, 1),)}, "lims must be"),
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"X": np.zeros((N_NODES, 3))}, ValueError, r"^X: expected shape \(n, dim\) with dim in \(2,\)"),
+    ({"X": np.full((N_NODES, 2), np.nan)}, ValueError, "^X: expected finite values"),
+    ({"X": [["a", "b"]] * N_NODES}, TypeError, "^X: expected a real numeric array"),
+    ({"E": np.array([[0, N_NODES]])}, ValueError, rf"^E: expected indices in \[0, {N_NODES}\)"),
+    ({"E": np.array([[0.0, 1.0]])}, TypeError, "^E: expected an integer index array"),
+    ({"E": np.array([0, 1])}, ValueError, r"^E: expected shape \(k, 2\)"),
+    ({"pins": [N_NODES]}, ValueError, r"^pins: expected indices in \[0"),
+    ({"node_values": np.ones(N_NODES - 1)}, ValueError, "^node_values: expected a scalar or one value per node"),
+    ({"edge_values": np.ones(N_NODES)}, ValueError, "^edge_values: expected a scalar or one value per spring"),
+    ({"node_values": np.ones(N_NODES), "edge_values": np.ones(N_NODES - 1)}, ValueError, "not both"),
+    ({"rest": np.zeros((2, 2))}, ValueError, r"^rest: expected 6 rows \(one per node\)"),
+    ({"node_size": -1}, ValueError, "^node_size: expected a finite value > 0"),
+    ({"node_size": "big"}, TypeError, "^node_size: expected a real scalar"),
+    ({"lims": ((0, 1),)}, ValueError, r"^lims: expected \(\(xmin, xmax\), \(ymin, ymax\)\)"),
 ])
-def test_plot_spring_network_bad_input(chain, kwargs, match):
+def test_plot_spring_network_bad_input(chain, kwargs, error, match):
     X, E = chain
     args = {"X": X, "E": E, **kwargs}
     fig, ax = plt.subplots()
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(error, match=match):
         utils.plot_spring_network(ax, args.pop("X"), args.pop("E"), **args)
 
 
@@ -216,14 +219,14 @@ def test_line_plot_into_given_axes():
     assert utils.line_plot([0, 1], {"a": [0, 1]}, ax=ax) == (fig, ax)
 
 
-@pytest.mark.parametrize("series, match", [
-    ({"a": np.ones(4)}, r"series\['a'\] has 4 values but there are 5 entries in t"),
-    ({}, "non-empty dict"),
-    ([1, 2, 3, 4, 5], "non-empty dict"),
-    ({"a": np.ones((5, 2))}, "one-dimensional"),
+@pytest.mark.parametrize("series, error, match", [
+    ({"a": np.ones(4)}, ValueError, r"^series\['a'\]: expected 5 values \(there are 5 entries in t\), got 4"),
+    ({}, ValueError, "^series: expected a non-empty dict"),
+    ([1, 2, 3, 4, 5], TypeError, "^series: expected a non-empty dict"),
+    ({"a": np.ones((5, 2))}, ValueError, r"^series\['a'\]: expected a one-dimensional array"),
 ])
-def test_line_plot_bad_series(series, match):
-    with pytest.raises(ValueError, match=match):
+def test_line_plot_bad_series(series, error, match):
+    with pytest.raises(error, match=match):
         utils.line_plot(np.arange(5), series)
 
 

@@ -140,22 +140,24 @@ def test_energy_animation_single_frame(tmp_path):
     _assert_video(save_animation(anim, tmp_path / "one.mp4", fps=FPS), 1, FPS)
 
 
-@pytest.mark.parametrize("change, match", [
-    (lambda a: {**a, "t": a["t"][:-1]}, f"t has {N_FRAMES - 1} values but there are {N_FRAMES} states"),
-    (lambda a: {**a, "series": {"kinetic": a["series"]["kinetic"][:-2]}},
-     rf"series\['kinetic'\] has {N_FRAMES - 2} values but there are {N_FRAMES} states"),
-    (lambda a: {**a, "states": []}, "states is empty"),
-    (lambda a: {**a, "states": [s[:, :1] for s in a["states"]]}, r"sequence of \(n, 2\) position arrays"),
-    (lambda a: {**a, "states": a["states"][:3] + [np.zeros((2, 2))] + a["states"][4:]}, "same shape"),
-    (lambda a: {**a, "states": [s * np.nan for s in a["states"]]}, "states must contain finite values"),
-    (lambda a: {**a, "E": np.array([[0, N_NODES]])}, r"E indices must lie in \[0"),
-    (lambda a: {**a, "rest": np.zeros((N_NODES + 1, 2))}, f"rest must have {N_NODES} rows"),
-    (lambda a: {**a, "colors": ["red"]}, "colors must be a dict"),
+@pytest.mark.parametrize("change, error, match", [
+    (lambda a: {**a, "t": a["t"][:-1]}, ValueError, f"t has {N_FRAMES - 1} values but there are {N_FRAMES} states"),
+    (lambda a: {**a, "series": {"kinetic": a["series"]["kinetic"][:-2]}}, ValueError,
+     rf"^series\['kinetic'\]: expected {N_FRAMES} values \(there are {N_FRAMES} states\), got {N_FRAMES - 2}"),
+    (lambda a: {**a, "states": []}, ValueError, "^states: expected at least one"),
+    (lambda a: {**a, "states": [s[:, :1] for s in a["states"]]}, ValueError,
+     r"^states: expected a sequence of \(n, 2\) position arrays"),
+    (lambda a: {**a, "states": a["states"][:3] + [np.zeros((2, 2))] + a["states"][4:]}, ValueError,
+     "^states: expected every state to have the same shape"),
+    (lambda a: {**a, "states": [s * np.nan for s in a["states"]]}, ValueError, "^states: expected finite values"),
+    (lambda a: {**a, "E": np.array([[0, N_NODES]])}, ValueError, r"^E: expected indices in \[0"),
+    (lambda a: {**a, "rest": np.zeros((N_NODES + 1, 2))}, ValueError, f"^rest: expected {N_NODES} rows"),
+    (lambda a: {**a, "colors": ["red"]}, TypeError, "^colors: expected a dict"),
 ])
-def test_energy_animation_bad_input(change, match):
+def test_energy_animation_bad_input(change, error, match):
     states, E, X, t, ke = _cable()
     args = change({"states": states, "E": E, "t": t, "series": {"kinetic": ke}, "rest": X})
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(error, match=match):
         utils.animate_springs_energy(args.pop("states"), args.pop("E"), args.pop("t"), args.pop("series"),
                                      **args)
 
@@ -216,7 +218,7 @@ def test_grid_animation_needs_equal_frame_counts():
 @pytest.mark.parametrize("panels, match", [
     ([], "non-empty list"),
     ([{"E": np.array([[0, 1]])}], r"panels\[0\] must be a dict with keys 'states' and 'E'"),
-    ([{"states": [], "E": np.array([[0, 1]])}], r"panels\[0\]\['states'\] is empty"),
+    ([{"states": [], "E": np.array([[0, 1]])}], r"^panels\[0\]\['states'\]: expected at least one"),
 ])
 def test_grid_animation_bad_panels(panels, match):
     with pytest.raises(ValueError, match=match):
@@ -225,7 +227,7 @@ def test_grid_animation_bad_panels(panels, match):
 
 @pytest.mark.parametrize("fps", [0, -1, float("nan")])
 def test_grid_animation_bad_fps(fps):
-    with pytest.raises(ValueError, match="fps must be a positive finite number"):
+    with pytest.raises(ValueError, match="^fps: expected a finite value"):
         _grid_animation(fps=fps)
 
 

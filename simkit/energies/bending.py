@@ -92,10 +92,10 @@ def bending_energy_element_theta(theta, theta0, kappa):
 
     Returns
     -------
-    psi : (c,) float array
+    psi : (c, 1) float array
         ``1/2 kappa wrap(theta - theta0)^2``.
     """
-    return _psi(*_element_args(theta, theta0, kappa))
+    return _psi(*_element_args(theta, theta0, kappa)).reshape(-1, 1)
 
 
 def bending_gradient_element_theta(theta, theta0, kappa):
@@ -110,10 +110,10 @@ def bending_gradient_element_theta(theta, theta0, kappa):
 
     Returns
     -------
-    dpsi : (c,) float array
+    dpsi : (c, 1) float array
         ``kappa wrap(theta - theta0)``.
     """
-    return _dpsi(*_element_args(theta, theta0, kappa))
+    return _dpsi(*_element_args(theta, theta0, kappa)).reshape(-1, 1)
 
 
 def bending_hessian_element_theta(theta, theta0, kappa):
@@ -128,26 +128,25 @@ def bending_hessian_element_theta(theta, theta0, kappa):
 
     Returns
     -------
-    d2psi : (c,) float array
+    d2psi : (c, 1) float array
         ``kappa``.
     """
-    return _element_args(theta, theta0, kappa)[2]
+    return _element_args(theta, theta0, kappa)[2].reshape(-1, 1)
 
 
 def _args(x, C, theta0, kappa):
-    """Validate; return (C, corners P (c, q, dim), theta0 (c,), kappa (c,), N = len(x))."""
-    x = _validate.stacked(x, "x")
+    """Validate; return (C, corners P (c, q, dim), theta0 (c,), kappa (c,), N = n * dim)."""
     C_arr = np.asarray(C)
     q = C_arr.shape[1] if C_arr.ndim == 2 else 0
     if q not in (3, 4):
         raise ValueError(f"C: expected hinge triples (c, 3) in 2D or quads (c, 4) in 3D, got shape {C_arr.shape}")
-    dim = q - 1
-    n = _validate.node_count(x, dim)
+    X = _validate.node_positions(x, q - 1, "x", dims=(q - 1,))
+    n, dim = X.shape
     C = _validate.index_array(C, "C", q, n)
     c = C.shape[0]
-    theta0 = _validate.element_values(theta0, "theta0", c)
-    kappa = _validate.element_param(kappa, "kappa", c)
-    return C, x.reshape(n, dim)[C], theta0, kappa, x.shape[0]
+    theta0 = _validate.element_values(theta0, "theta0", c, what="hinge")
+    kappa = _validate.element_param(kappa, "kappa", c, what="hinge")
+    return C, X[C], theta0, kappa, n * dim
 
 
 def bending_energy_x(x, C, theta0, kappa):
@@ -156,7 +155,8 @@ def bending_energy_x(x, C, theta0, kappa):
     Parameters
     ----------
     x : (n*dim, 1) float array
-        Stacked positions, node-major (dim = 2 for triples, 3 for quads).
+        Stacked positions, node-major (dim = 2 for triples, 3 for quads); (n, dim)
+        positions are accepted too, as upstream simkit.
     C : (c, 3) or (c, 4) int array
         Hinges, as for ``simkit.dihedral_angles``.
     theta0 : (c, 1) or (c,) float array
@@ -294,7 +294,7 @@ def _project_2d(Bt, P, gy, frame):
             flat[:, low] += (v[:, None] * v[None, :]).reshape(16, low.size)
 
 
-def bending_hessian_x(x, C, theta0, kappa, psd=False):
+def bending_hessian_x(x, C, theta0, kappa, *, psd=False):
     """Hessian of ``bending_energy_x``.
 
     Parameters
@@ -305,7 +305,7 @@ def bending_hessian_x(x, C, theta0, kappa, psd=False):
         Hinges.
     theta0, kappa : (c, 1) or (c,) float arrays
         Rest angles and stiffness.
-    psd : bool, optional
+    psd : bool, optional, keyword-only
         Project each hinge block onto eigenvalues >= 1e-6 (default False: exact Hessian).
 
     Returns
@@ -313,5 +313,6 @@ def bending_hessian_x(x, C, theta0, kappa, psd=False):
     H : (n*dim, n*dim) scipy.sparse.csc_matrix
         ``sum_h kappa_h (grad theta_h grad theta_h^T + (theta_h - theta0_h) hess theta_h)``.
     """
+    psd = _validate.boolean(psd, "psd")
     C, P, theta0, kappa, N = _args(x, C, theta0, kappa)
     return _assembly.element_pattern(C, P.shape[2], N).matrix(_hinge_blocks(P, theta0, kappa, psd))

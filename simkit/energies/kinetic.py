@@ -1,4 +1,4 @@
-"""Inertia terms of implicit time stepping, and the velocities of the position history.
+r"""Inertia terms of implicit time stepping, and the velocities of the position history.
 
 Backward Euler (BE), with ``x_tilde = 2 x_n - x_{n-1}`` (= ``x_n + h v_n``)::
 
@@ -25,32 +25,36 @@ def _columns(names, values):
     return [first] + [_validate.stacked(v, n, size=first.shape[0]) for n, v in zip(names[1:], values[1:])]
 
 
-def _mass(M, size):
-    return _validate.square_matrix(M, "M", size)
+def _mass(M, size=None):
+    """A validated mass matrix (square, finite, symmetric, positive diagonal)."""
+    return _validate.mass_matrix(M, "M", size)[0]
 
 
-def _scaled(M, c):
-    """``c * M`` as CSC (sparse M) or a dense array."""
-    return sps.csc_matrix(M * c) if sps.issparse(M) else np.asarray(M) * c
+def inertia_hessian(M, c, h):
+    """``c / h^2 * M`` for a validated M, of M's own type (sparse format, ndarray or numpy.matrix)."""
+    if not sps.issparse(M):
+        M = np.asanyarray(M, dtype=float)
+    return M * (c / h**2)
 
 
 def velocity_be(x_curr, x_prev, h):
-    """Backward-difference velocity.
+    r"""Backward-difference velocity.
+
+    :math:`v = (x_n - x_{n-1}) / h`
 
     Parameters
     ----------
     x_curr, x_prev : (N, 1) float arrays
         Positions at steps n and n-1.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
     v : (N, 1) float array
-        ``(x_curr - x_prev) / h``.
     """
     x_curr, x_prev = _columns(("x_curr", "x_prev"), (x_curr, x_prev))
-    h = _validate.positive_scalar(h, "h")
+    h = _validate.time_step(h)
     return (x_curr - x_prev) / h
 
 
@@ -59,26 +63,29 @@ def _bdf2_velocity(x_curr, x_prev, x_prev2, h):
 
 
 def velocity_bdf2(x_curr, x_prev, x_prev2, h):
-    """Second-order backward-difference velocity.
+    r"""Second-order backward-difference velocity.
+
+    :math:`v = (3 x_n - 4 x_{n-1} + x_{n-2}) / (2h)`
 
     Parameters
     ----------
     x_curr, x_prev, x_prev2 : (N, 1) float arrays
         Positions at steps n, n-1 and n-2.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
     v : (N, 1) float array
-        ``(3 x_curr - 4 x_prev + x_prev2) / (2 h)``.
     """
     x_curr, x_prev, x_prev2 = _columns(("x_curr", "x_prev", "x_prev2"), (x_curr, x_prev, x_prev2))
-    return _bdf2_velocity(x_curr, x_prev, x_prev2, _validate.positive_scalar(h, "h"))
+    return _bdf2_velocity(x_curr, x_prev, x_prev2, _validate.time_step(h))
 
 
 def be_target(x_curr, x_prev, h):
-    """Inertial target of a Backward-Euler step.
+    r"""Inertial target of a Backward-Euler step.
+
+    :math:`\tilde{x} = x_n + h v_n = 2 x_n - x_{n-1}`
 
     Parameters
     ----------
@@ -90,22 +97,24 @@ def be_target(x_curr, x_prev, h):
     Returns
     -------
     x_tilde : (N, 1) float array
-        ``2 x_curr - x_prev = x_curr + h v_n``.
+        Computed as ``2 x_curr - x_prev``.
     """
     x_curr, x_prev = _columns(("x_curr", "x_prev"), (x_curr, x_prev))
-    _validate.positive_scalar(h, "h")
+    _validate.time_step(h)
     return 2.0 * x_curr - x_prev
 
 
 def bdf2_target(x_curr, x_prev, x_prev2, x_prev3, h):
-    """Inertial target of a BDF2 step.
+    r"""Inertial target of a BDF2 step.
+
+    :math:`\tilde{x} = \tfrac{4}{3} x_n - \tfrac{1}{3} x_{n-1} + \tfrac{2}{9} h (4 v_n - v_{n-1})`, BDF2 velocities
 
     Parameters
     ----------
     x_curr, x_prev, x_prev2, x_prev3 : (N, 1) float arrays
         Positions at steps n, n-1, n-2 and n-3.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
@@ -114,7 +123,7 @@ def bdf2_target(x_curr, x_prev, x_prev2, x_prev3, h):
         x_{n-2})`` and ``v_{n-1} = velocity_bdf2(x_{n-1}, x_{n-2}, x_{n-3})``.
     """
     x_n, x_1, x_2, x_3 = _columns(("x_curr", "x_prev", "x_prev2", "x_prev3"), (x_curr, x_prev, x_prev2, x_prev3))
-    h = _validate.positive_scalar(h, "h")
+    h = _validate.time_step(h)
     v_n = _bdf2_velocity(x_n, x_1, x_2, h)
     v_prev = _bdf2_velocity(x_1, x_2, x_3, h)
     return 4.0 / 3.0 * x_n - 1.0 / 3.0 * x_1 + 2.0 / 9.0 * h * (4.0 * v_n - v_prev)
@@ -122,7 +131,7 @@ def bdf2_target(x_curr, x_prev, x_prev2, x_prev3, h):
 
 def _be_args(x, x_curr, x_prev, M, h):
     x, x_curr, x_prev = _columns(("x", "x_curr", "x_prev"), (x, x_curr, x_prev))
-    h = _validate.positive_scalar(h, "h")
+    h = _validate.time_step(h)
     return x, 2.0 * x_curr - x_prev, _mass(M, x.shape[0]), h
 
 
@@ -132,17 +141,21 @@ def _bdf2_args(x, x_curr, x_prev, x_prev2, x_prev3, M, h):
     return x, bdf2_target(x_curr, x_prev, x_prev2, x_prev3, h), _mass(M, x.shape[0]), float(h)
 
 
-def _inertia_energy(x, x_tilde, M, c, h):
+def inertia_energy(x, x_tilde, M, c, h):
+    """``c / (2 h^2) (x - x_tilde)^T M (x - x_tilde)`` for validated arguments."""
     r = x - x_tilde
     return float(0.5 * c / h**2 * (r.T @ np.asarray(M @ r)).item())
 
 
-def _inertia_gradient(x, x_tilde, M, c, h):
+def inertia_gradient(x, x_tilde, M, c, h):
+    """``c / h^2 M (x - x_tilde)`` for validated arguments."""
     return c / h**2 * np.asarray(M @ (x - x_tilde))
 
 
 def kinetic_energy_be(x, x_curr, x_prev, M, h):
-    """Backward-Euler inertia energy.
+    r"""Backward-Euler inertia energy.
+
+    :math:`E = \tfrac{1}{2h^2} (x - \tilde{x})^\top M (x - \tilde{x})`, :math:`\tilde{x}` = ``be_target(x_curr, x_prev, h)``
 
     Parameters
     ----------
@@ -151,61 +164,66 @@ def kinetic_energy_be(x, x_curr, x_prev, M, h):
     x_curr, x_prev : (N, 1) float arrays
         Positions at steps n and n-1.
     M : (N, N) sparse or dense float matrix
-        Mass matrix.
+        Mass matrix: symmetric, positive diagonal.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
     energy : float
-        ``1/(2 h^2) (x - x_tilde)^T M (x - x_tilde)``, ``x_tilde = be_target(x_curr, x_prev, h)``.
     """
     x, x_tilde, M, h = _be_args(x, x_curr, x_prev, M, h)
-    return _inertia_energy(x, x_tilde, M, 1.0, h)
+    return inertia_energy(x, x_tilde, M, 1.0, h)
 
 
 def kinetic_gradient_be(x, x_curr, x_prev, M, h):
-    """Gradient of ``kinetic_energy_be``.
+    r"""Gradient of ``kinetic_energy_be``.
+
+    :math:`\nabla E = M (x - \tilde{x}) / h^2`
 
     Parameters
     ----------
     x, x_curr, x_prev : (N, 1) float arrays
         Candidate, current and previous positions.
     M : (N, N) sparse or dense float matrix
-        Mass matrix.
+        Mass matrix: symmetric, positive diagonal.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
     g : (N, 1) float array
-        ``M (x - x_tilde) / h^2``.
     """
     x, x_tilde, M, h = _be_args(x, x_curr, x_prev, M, h)
-    return _inertia_gradient(x, x_tilde, M, 1.0, h)
+    return inertia_gradient(x, x_tilde, M, 1.0, h)
 
 
 def kinetic_hessian_be(M, h):
-    """Hessian of ``kinetic_energy_be``.
+    r"""Hessian of ``kinetic_energy_be``: M scaled, of M's own type (as upstream simkit).
+
+    :math:`\nabla^2 E = M / h^2`
 
     Parameters
     ----------
     M : (N, N) sparse or dense float matrix
-        Mass matrix.
+        Mass matrix: symmetric, positive diagonal.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
-    H : (N, N) scipy.sparse.csc_matrix (dense array if M is dense)
-        ``M / h^2``.
+    H : (N, N) matrix
+        Same sparse format as M (a dense array for a dense M).
     """
-    h = _validate.positive_scalar(h, "h")
-    return _scaled(_mass(M, np.shape(M)[0]), 1.0 / h**2)
+    h = _validate.time_step(h)
+    _mass(M)
+    return inertia_hessian(M, 1.0, h)
 
 
 def kinetic_energy_bdf2(x, x_curr, x_prev, x_prev2, x_prev3, M, h):
-    """BDF2 inertia energy.
+    r"""BDF2 inertia energy.
+
+    :math:`E = \tfrac{9}{8h^2} (x - \tilde{x})^\top M (x - \tilde{x})`, :math:`\tilde{x}` = ``bdf2_target(...)``
 
     Parameters
     ----------
@@ -214,54 +232,57 @@ def kinetic_energy_bdf2(x, x_curr, x_prev, x_prev2, x_prev3, M, h):
     x_curr, x_prev, x_prev2, x_prev3 : (N, 1) float arrays
         Positions at steps n, n-1, n-2 and n-3.
     M : (N, N) sparse or dense float matrix
-        Mass matrix.
+        Mass matrix: symmetric, positive diagonal.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
     energy : float
-        ``9/(8 h^2) (x - x_tilde)^T M (x - x_tilde)``, ``x_tilde = bdf2_target(...)``.
     """
     x, x_tilde, M, h = _bdf2_args(x, x_curr, x_prev, x_prev2, x_prev3, M, h)
-    return _inertia_energy(x, x_tilde, M, BDF2_COEFFICIENT, h)
+    return inertia_energy(x, x_tilde, M, BDF2_COEFFICIENT, h)
 
 
 def kinetic_gradient_bdf2(x, x_curr, x_prev, x_prev2, x_prev3, M, h):
-    """Gradient of ``kinetic_energy_bdf2``.
+    r"""Gradient of ``kinetic_energy_bdf2``.
+
+    :math:`\nabla E = \tfrac{9}{4} M (x - \tilde{x}) / h^2`
 
     Parameters
     ----------
     x, x_curr, x_prev, x_prev2, x_prev3 : (N, 1) float arrays
         Candidate positions and the position history.
     M : (N, N) sparse or dense float matrix
-        Mass matrix.
+        Mass matrix: symmetric, positive diagonal.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
     g : (N, 1) float array
-        ``9/4 M (x - x_tilde) / h^2``.
     """
     x, x_tilde, M, h = _bdf2_args(x, x_curr, x_prev, x_prev2, x_prev3, M, h)
-    return _inertia_gradient(x, x_tilde, M, BDF2_COEFFICIENT, h)
+    return inertia_gradient(x, x_tilde, M, BDF2_COEFFICIENT, h)
 
 
 def kinetic_hessian_bdf2(M, h):
-    """Hessian of ``kinetic_energy_bdf2``.
+    r"""Hessian of ``kinetic_energy_bdf2``: M scaled, of M's own type (as upstream simkit).
+
+    :math:`\nabla^2 E = \tfrac{9}{4} M / h^2`
 
     Parameters
     ----------
     M : (N, N) sparse or dense float matrix
-        Mass matrix.
+        Mass matrix: symmetric, positive diagonal.
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
-    H : (N, N) scipy.sparse.csc_matrix (dense array if M is dense)
-        ``9/4 M / h^2``.
+    H : (N, N) matrix
+        Same sparse format as M (a dense array for a dense M).
     """
-    h = _validate.positive_scalar(h, "h")
-    return _scaled(_mass(M, np.shape(M)[0]), BDF2_COEFFICIENT / h**2)
+    h = _validate.time_step(h)
+    _mass(M)
+    return inertia_hessian(M, BDF2_COEFFICIENT, h)

@@ -1,17 +1,25 @@
-"""Mass-spring elastic energy.
+r"""Mass-spring elastic energy.
 
 Density per edge, in the edge vector ``d`` (``l = |d|``)::
 
     psi(d) = 1/2 * ym * (l - l0)^2
 
-``ym`` is the spring stiffness k itself (no rest-length normalization). The global tiers
-weight each edge by ``vol``: ``E(x) = sum_e vol_e * psi(d_e)``.
+``ym`` is the spring stiffness k itself (no rest-length normalization), as in upstream simkit.
+The global tiers weight each edge by ``vol``: ``E = sum_e vol_e * psi(d_e)``.
 
-Tiers
------
+Tiers (upstream simkit's layout and argument order)
+----------------------------------------------------
 - element tier ``*_element_d(d, ym, l0)``: per-edge values, the only copy of the formula;
-- ``*_z(x, J, ...)``: ``d = J x`` for any sparse operator J (e.g. ``kron(edge jacobian, I)``);
-- ``*_x(x, E, ..., dim=2)``: ``d_e = x_j - x_i`` for each edge ``(i, j)`` of the edge list E.
+- ``*_z(z, J, ym, vol, l0, Jx0=None)``: ``d = J z (+ Jx0)`` for any operator J, e.g.
+  ``kron(edge_displacement_jacobian(X, E), eye(dim))`` or a reduced ``J B``;
+- ``*_x(x, E, ym, vol, l0)``: ``d_e = x_i - x_j`` for each edge ``(i, j)`` of the edge list E
+  (the sign of ``edge_displacement_jacobian``), x given as (n, dim) positions.
+
+The number of edges m and the dimension come from the geometry, never from a parameter's
+length: in ``_x`` from E and the (n, dim) positions (a stacked column needs ``dim=``), in
+``_z`` from J's structure ``kron(B, I_dim)`` (or ``dim=`` for any other operator).
+``ym``, ``vol`` and ``l0`` then hold one value per edge, or a single value for every edge.
+Flags (``psd``) and ``dim`` are keyword-only.
 
 Hessian
 -------
@@ -38,7 +46,7 @@ from ..psd_project import EIGENVALUE_FLOOR
 
 
 def _edge_vectors(d, name="d"):
-    d = _validate.finite(np.asarray(d, dtype=float), name)
+    d = _validate.finite_array(d, name)
     if d.ndim != 2:
         raise ValueError(f"{name}: expected edge vectors of shape (m, dim), got {d.shape}")
     return d
@@ -47,13 +55,15 @@ def _edge_vectors(d, name="d"):
 def _spring_eigensystem(d, ym, l0):
     """Length, unit direction and the two eigenvalues of the exact element Hessian."""
     l = np.sqrt(np.einsum("ij,ij->i", d, d))
-    with np.errstate(divide="ignore", over="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         ratio = l0 / l
-    degenerate = ~np.isfinite(ratio)
-    n = d / np.where(degenerate, 1.0, l)[:, None]
+        n = d / l[:, None]
+    regular = np.isfinite(ratio)
+    if regular.all():
+        return l, n, ym, ym * (1.0 - ratio)
+    degenerate = ~regular
     n[degenerate] = 0.0
-    across = np.where(degenerate, ym, ym * (1.0 - np.where(degenerate, 0.0, ratio)))
-    return l, n, ym, across
+    return l, n, ym, np.where(degenerate, ym, ym * (1.0 - np.where(degenerate, 0.0, ratio)))
 
 
 def _psi(d, ym, l0):
@@ -73,68 +83,79 @@ def _blocks(n, along, across):
     return B
 
 
+def _edge_params(ym, vol, l0, m):
+    return (_validate.element_param(ym, "ym", m, what="edge"), _validate.element_param(vol, "vol", m, what="edge"),
+            _validate.element_param(l0, "l0", m, positive=True, what="edge"))
+
+
 def _element_args(d, ym, l0):
     d = _edge_vectors(d)
     m = d.shape[0]
-    return d, _validate.element_param(ym, "ym", m), _validate.element_param(l0, "l0", m, positive=True)
+    return d, _validate.element_param(ym, "ym", m, what="edge"), _validate.element_param(l0, "l0", m, True, "edge")
 
 
 def mass_springs_energy_element_d(d, ym, l0):
-    """Per-edge spring energy.
+    r"""Per-edge spring energy.
+
+    :math:`\psi_e = \tfrac{1}{2} k_e (\lVert d_e \rVert - l_{0,e})^2`, with :math:`k_e` = ``ym``
 
     Parameters
     ----------
     d : (m, dim) float array
         Edge vectors.
-    ym : (m, 1) or (m,) float array
-        Spring stiffness k of each edge (a scalar is broadcast), >= 0.
-    l0 : (m, 1) or (m,) float array
+    ym : (m, 1) or (m,) float array, or a scalar
+        Spring stiffness k of each edge, >= 0.
+    l0 : (m, 1) or (m,) float array, or a scalar
         Rest lengths, > 0.
 
     Returns
     -------
-    psi : (m,) float array
-        ``1/2 ym (|d| - l0)^2``.
+    psi : (m, 1) float array
+        Unweighted energy of each edge.
     """
-    return _psi(*_element_args(d, ym, l0))
+    return _psi(*_element_args(d, ym, l0)).reshape(-1, 1)
 
 
 def mass_springs_gradient_element_d(d, ym, l0):
-    """Per-edge gradient of the spring energy with respect to d.
+    r"""Per-edge gradient of the spring energy with respect to d.
+
+    :math:`\partial \psi_e / \partial d_e = k_e (\lVert d_e \rVert - l_{0,e}) \, d_e / \lVert d_e \rVert`
 
     Parameters
     ----------
     d : (m, dim) float array
         Edge vectors.
-    ym : (m, 1) or (m,) float array
+    ym : (m, 1) or (m,) float array, or a scalar
         Spring stiffness.
-    l0 : (m, 1) or (m,) float array
+    l0 : (m, 1) or (m,) float array, or a scalar
         Rest lengths, > 0.
 
     Returns
     -------
     g : (m, dim) float array
-        ``ym (|d| - l0) d / |d|`` (zero for a degenerate edge, ``|d| = 0``).
+        Zero for a degenerate edge (``|d| = 0``).
     """
     return _dpsi(*_element_args(d, ym, l0))
 
 
 def mass_springs_hessian_element_d(d, ym, l0):
-    """Per-edge exact (not projected) Hessian of the spring energy with respect to d.
+    r"""Per-edge exact (not projected) Hessian of the spring energy with respect to d.
+
+    :math:`H_e = k_e\, n n^\top + k_e (1 - l_{0,e} / \lVert d_e \rVert)(I - n n^\top)`, :math:`n = d_e / \lVert d_e \rVert`
 
     Parameters
     ----------
     d : (m, dim) float array
         Edge vectors.
-    ym : (m, 1) or (m,) float array
+    ym : (m, 1) or (m,) float array, or a scalar
         Spring stiffness.
-    l0 : (m, 1) or (m,) float array
+    l0 : (m, 1) or (m,) float array, or a scalar
         Rest lengths, > 0.
 
     Returns
     -------
     H : (m, dim, dim) float array
-        ``ym n n^T + ym (1 - l0/|d|) (I - n n^T)``, ``n = d/|d|``; ``ym I`` for a degenerate edge.
+        ``ym I`` for a degenerate edge.
     """
     d, ym, l0 = _element_args(d, ym, l0)
     _, n, along, across = _spring_eigensystem(d, ym, l0)
@@ -150,174 +171,186 @@ def _weighted_blocks(d, ym, vol, l0, psd):
     return _blocks(n, along, across)
 
 
-def _edge_params(ym, vol, l0, m):
-    return (_validate.element_param(ym, "ym", m), _validate.element_param(vol, "vol", m),
-            _validate.element_param(l0, "l0", m, positive=True))
-
-
-def _edge_count(ym, vol, l0):
-    """Number of edges m of the _z tier, from the first per-edge parameter array."""
-    sizes = [np.size(p) for p in (l0, ym, vol) if np.ndim(p) > 0]
-    if not sizes:
-        raise ValueError("l0: expected per-edge rest lengths of shape (m, 1) to fix the number of edges")
-    return sizes[0]
-
-
-def _z_args(x, J, ym, vol, l0):
-    x = _validate.stacked(x, "x")
-    operator = _assembly.operator_pattern(J, x.shape[0], _edge_count(ym, vol, l0))
+def _z_args(z, J, ym, vol, l0, Jx0, dim):
+    """Validate the _z tier's inputs; return (operator, edge vectors d (m, dim), (ym, vol, l0))."""
+    z = _validate.stacked(z, "z")
+    operator = _assembly.operator_pattern(J, z.shape[0], dim)
     params = _edge_params(ym, vol, l0, operator.m)
-    d = np.asarray(operator.J @ x).reshape(operator.m, operator.dim)
-    return x, operator, d, params
+    if Jx0 is not None:
+        if isinstance(Jx0, (bool, np.bool_)):
+            raise TypeError("Jx0: expected an (m*dim, 1) float array or None, got a bool (pass psd= by keyword)")
+        Jx0 = _validate.stacked(Jx0, "Jx0", size=operator.m * operator.dim)
+    return operator, operator.edge_vectors(z, Jx0), params
 
 
-def mass_springs_energy_z(x, J, ym, vol, l0):
-    """Total spring energy with edge vectors ``d = J x``.
+def mass_springs_energy_z(z, J, ym, vol, l0, Jx0=None, *, dim=None):
+    r"""Total spring energy with edge vectors ``d = J z (+ Jx0)``.
+
+    :math:`E = \sum_e v_e \tfrac{1}{2} k_e (\lVert d_e \rVert - l_{0,e})^2`, :math:`d = J z + J x_0` (:math:`k` = ``ym``, :math:`v` = ``vol``)
 
     Parameters
     ----------
-    x : (N, 1) float array
-        Stacked positions (or any coordinates J acts on).
+    z : (N, 1) float array
+        Stacked positions, or any coordinates J acts on (reduced coordinates).
     J : (m*dim, N) scipy sparse matrix (or dense array)
-        Maps x to the stacked edge vectors, edge-major.
-    ym, vol, l0 : (m, 1) or (m,) float arrays
+        Maps z to the stacked edge vectors, edge-major.
+    ym, vol, l0 : (m, 1) or (m,) float arrays, or scalars
         Stiffness (>= 0), weight (>= 0) and rest length (> 0) of each edge.
+    Jx0 : (m*dim, 1) float array, optional
+        Constant offset added to ``J z`` (e.g. ``J x0`` when z is a displacement from x0).
+    dim : int, optional, keyword-only
+        Spatial dimension of the edge vectors. By default read from J's structure
+        ``kron(B, I_dim)`` (dim 2 or 3); required for any other operator (reduced, 1D).
 
     Returns
     -------
     energy : float
-        ``sum_e vol_e 1/2 ym_e (|d_e| - l0_e)^2``.
     """
-    _, _, d, (ym, vol, l0) = _z_args(x, J, ym, vol, l0)
+    operator, d, (ym, vol, l0) = _z_args(z, J, ym, vol, l0, Jx0, dim)
     return float(vol @ _psi(d, ym, l0))
 
 
-def mass_springs_gradient_z(x, J, ym, vol, l0):
-    """Gradient of ``mass_springs_energy_z`` with respect to x.
+def mass_springs_gradient_z(z, J, ym, vol, l0, Jx0=None, *, dim=None):
+    r"""Gradient of ``mass_springs_energy_z`` with respect to z.
+
+    :math:`\nabla E = J^\top [\, v_e \, \partial \psi_e / \partial d_e \,]_e`
 
     Parameters
     ----------
-    x : (N, 1) float array
-        Stacked positions.
-    J : (m*dim, N) scipy sparse matrix
-        Maps x to the stacked edge vectors.
-    ym, vol, l0 : (m, 1) or (m,) float arrays
+    z : (N, 1) float array
+        Stacked positions or reduced coordinates.
+    J : (m*dim, N) scipy sparse matrix (or dense array)
+        Maps z to the stacked edge vectors.
+    ym, vol, l0 : (m, 1) or (m,) float arrays, or scalars
         Stiffness, weight and rest length of each edge.
+    Jx0 : (m*dim, 1) float array, optional
+        Constant offset of the edge vectors.
+    dim : int, optional, keyword-only
+        As for ``mass_springs_energy_z``.
 
     Returns
     -------
     g : (N, 1) float array
-        ``J^T [vol_e dpsi/dd_e]``.
     """
-    _, operator, d, (ym, vol, l0) = _z_args(x, J, ym, vol, l0)
-    ge = vol[:, None] * _dpsi(d, ym, l0)
-    return np.asarray(operator.J.T @ ge.reshape(-1, 1))
+    operator, d, (ym, vol, l0) = _z_args(z, J, ym, vol, l0, Jx0, dim)
+    return operator.transpose_apply(vol[:, None] * _dpsi(d, ym, l0))
 
 
-def mass_springs_hessian_z(x, J, ym, vol, l0, psd=True):
-    """Hessian of ``mass_springs_energy_z`` with respect to x.
+def mass_springs_hessian_z(z, J, ym, vol, l0, Jx0=None, *, psd=True, dim=None):
+    r"""Hessian of ``mass_springs_energy_z`` with respect to z.
+
+    :math:`\nabla^2 E = J^\top \operatorname{blockdiag}(v_e H_e) J` (each :math:`v_e H_e` projected if ``psd``)
 
     Parameters
     ----------
-    x : (N, 1) float array
-        Stacked positions.
-    J : (m*dim, N) scipy sparse matrix
-        Maps x to the stacked edge vectors.
-    ym, vol, l0 : (m, 1) or (m,) float arrays
+    z : (N, 1) float array
+        Stacked positions or reduced coordinates.
+    J : (m*dim, N) scipy sparse matrix (or dense array)
+        Maps z to the stacked edge vectors.
+    ym, vol, l0 : (m, 1) or (m,) float arrays, or scalars
         Stiffness, weight and rest length of each edge.
-    psd : bool, optional
-        Project each weighted element block ``vol_e H_e`` (eigenvalue floor 1e-6); default True.
+    Jx0 : (m*dim, 1) float array, optional
+        Constant offset of the edge vectors.
+    psd : bool, optional, keyword-only
+        Project each weighted element block (eigenvalue floor 1e-6); default True.
+    dim : int, optional, keyword-only
+        As for ``mass_springs_energy_z``.
 
     Returns
     -------
     H : (N, N) scipy.sparse.csc_matrix
-        ``J^T blockdiag(vol_e H_e) J``, assembled from the per-edge local rows of J.
+        Assembled from the per-edge local rows of J.
     """
-    _, operator, d, (ym, vol, l0) = _z_args(x, J, ym, vol, l0)
+    psd = _validate.boolean(psd, "psd")
+    operator, d, (ym, vol, l0) = _z_args(z, J, ym, vol, l0, Jx0, dim)
     B = _weighted_blocks(d, ym, vol, l0, psd)
     Jl = operator.local
-    return operator.pattern.matrix(np.einsum("mai,mab,mbj->mij", Jl, B, Jl, optimize=True))
+    return operator.pattern.matrix(np.swapaxes(Jl, 1, 2) @ B @ Jl)
 
 
 def _x_args(x, E, ym, vol, l0, dim):
     """Validate the _x tier's inputs; return (E, edge vectors d (m, dim), ym, vol, l0, dim, N)."""
-    dim = _validate.iteration_count(dim, "dim")
-    x = _validate.stacked(x, "x")
-    n = _validate.node_count(x, dim)
+    X = _validate.node_positions(x, dim, "x")
+    n, dim = X.shape
     E = _validate.index_array(E, "E", 2, n)
     ym, vol, l0 = _edge_params(ym, vol, l0, E.shape[0])
-    X = x.reshape(n, dim)
-    return E, X[E[:, 1]] - X[E[:, 0]], ym, vol, l0, dim, x.shape[0]
+    return E, X[E[:, 0]] - X[E[:, 1]], ym, vol, l0, dim, n * dim
 
 
-def mass_springs_energy_x(x, E, ym, vol, l0, dim=2):
-    """Total spring energy of the edge list E.
+def mass_springs_energy_x(x, E, ym, vol, l0, *, dim=None):
+    r"""Total spring energy of the edge list E.
+
+    :math:`E = \sum_{e=(i,j)} v_e \tfrac{1}{2} k_e (\lVert x_i - x_j \rVert - l_{0,e})^2` (:math:`k` = ``ym``, :math:`v` = ``vol``)
 
     Parameters
     ----------
-    x : (n*dim, 1) float array
-        Stacked positions, node-major.
+    x : (n, dim) float array
+        Node positions (upstream's layout). A stacked (n*dim, 1) column is accepted when its
+        dimension is stated with `dim`.
     E : (m, 2) int array
-        Edges (i, j); ``d_e = x_j - x_i``.
-    ym, vol, l0 : (m, 1) or (m,) float arrays
+        Edges (i, j); ``d_e = x_i - x_j``.
+    ym, vol, l0 : (m, 1) or (m,) float arrays, or scalars
         Stiffness (>= 0), weight (>= 0) and rest length (> 0) of each edge.
-    dim : int, optional
-        Spatial dimension of x (default 2).
+    dim : int, optional, keyword-only
+        Spatial dimension; required for a stacked x, must agree with (n, dim) positions.
 
     Returns
     -------
     energy : float
-        ``sum_e vol_e 1/2 ym_e (|d_e| - l0_e)^2``.
     """
     _, d, ym, vol, l0, _, _ = _x_args(x, E, ym, vol, l0, dim)
     return float(vol @ _psi(d, ym, l0))
 
 
-def mass_springs_gradient_x(x, E, ym, vol, l0, dim=2):
-    """Gradient of ``mass_springs_energy_x`` with respect to x.
+def mass_springs_gradient_x(x, E, ym, vol, l0, *, dim=None):
+    r"""Gradient of ``mass_springs_energy_x`` with respect to the stacked positions.
+
+    :math:`\nabla_{x_i} E = \sum_{e \ni i} \pm v_e \, \partial \psi_e / \partial d_e` (+ at i, - at j for :math:`e = (i, j)`)
 
     Parameters
     ----------
-    x : (n*dim, 1) float array
-        Stacked positions.
+    x : (n, dim) float array
+        Node positions (or a stacked column with `dim`).
     E : (m, 2) int array
         Edges (i, j).
-    ym, vol, l0 : (m, 1) or (m,) float arrays
+    ym, vol, l0 : (m, 1) or (m,) float arrays, or scalars
         Stiffness, weight and rest length of each edge.
-    dim : int, optional
-        Spatial dimension (default 2).
+    dim : int, optional, keyword-only
+        As for ``mass_springs_energy_x``.
 
     Returns
     -------
     g : (n*dim, 1) float array
-        ``-vol_e dpsi/dd_e`` scattered to node i and ``+vol_e dpsi/dd_e`` to node j of each edge.
+        Node-major, matching ``x.reshape(-1, 1)``.
     """
     E, d, ym, vol, l0, dim, N = _x_args(x, E, ym, vol, l0, dim)
     ge = vol[:, None] * _dpsi(d, ym, l0)
-    return _assembly.assemble_vector(np.concatenate([-ge, ge], axis=1), _assembly.node_dofs(E, dim), N)
+    return _assembly.assemble_vector(np.concatenate([ge, -ge], axis=1), _assembly.node_dofs(E, dim), N)
 
 
-def mass_springs_hessian_x(x, E, ym, vol, l0, psd=True, dim=2):
-    """Hessian of ``mass_springs_energy_x`` with respect to x.
+def mass_springs_hessian_x(x, E, ym, vol, l0, *, psd=True, dim=None):
+    r"""Hessian of ``mass_springs_energy_x`` with respect to the stacked positions.
+
+    :math:`\nabla^2 E = \sum_{e=(i,j)} \begin{bmatrix} B_e & -B_e \\ -B_e & B_e \end{bmatrix}` on the dofs of (i, j), :math:`B_e = v_e H_e` (projected if ``psd``)
 
     Parameters
     ----------
-    x : (n*dim, 1) float array
-        Stacked positions.
+    x : (n, dim) float array
+        Node positions (or a stacked column with `dim`).
     E : (m, 2) int array
         Edges (i, j).
-    ym, vol, l0 : (m, 1) or (m,) float arrays
+    ym, vol, l0 : (m, 1) or (m,) float arrays, or scalars
         Stiffness, weight and rest length of each edge.
-    psd : bool, optional
-        Project each weighted block ``vol_e H_e`` (eigenvalue floor 1e-6); default True.
-    dim : int, optional
-        Spatial dimension (default 2).
+    psd : bool, optional, keyword-only
+        Project each weighted block (eigenvalue floor 1e-6); default True.
+    dim : int, optional, keyword-only
+        As for ``mass_springs_energy_x``.
 
     Returns
     -------
     H : (n*dim, n*dim) scipy.sparse.csc_matrix
-        ``sum_e [[B, -B], [-B, B]]`` on the dofs of (i, j), ``B = vol_e H_e`` (projected if psd).
     """
+    psd = _validate.boolean(psd, "psd")
     E, d, ym, vol, l0, dim, N = _x_args(x, E, ym, vol, l0, dim)
     B = _weighted_blocks(d, ym, vol, l0, psd)
     m = B.shape[0]

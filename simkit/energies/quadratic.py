@@ -1,9 +1,8 @@
-"""Quadratic energy ``1/2 x^T Q x + b^T x`` (soft pins, linear springs, any fixed quadratic form).
+r"""Quadratic energy ``1/2 x^T Q x + b^T x`` (soft pins, linear springs, any fixed quadratic form).
 
 Density: ``E(x) = 1/2 x^T Q x + b^T x``, gradient ``Q x + b``, Hessian ``Q`` (Q symmetric).
 """
 import numpy as np
-import scipy.sparse as sps
 
 from .. import _validate
 
@@ -16,7 +15,9 @@ def _args(x, Q, b):
 
 
 def quadratic_energy(x, Q, b):
-    """Value of the quadratic form.
+    r"""Value of the quadratic form.
+
+    :math:`E(x) = \tfrac{1}{2} x^\top Q x + b^\top x`
 
     Parameters
     ----------
@@ -30,14 +31,15 @@ def quadratic_energy(x, Q, b):
     Returns
     -------
     energy : float
-        ``1/2 x^T Q x + b^T x``.
     """
     x, Q, b = _args(x, Q, b)
     return float(0.5 * (x.T @ np.asarray(Q @ x)).item() + (b.T @ x).item())
 
 
 def quadratic_gradient(x, Q, b):
-    """Gradient of the quadratic form.
+    r"""Gradient of the quadratic form.
+
+    :math:`\nabla E(x) = Q x + b`
 
     Parameters
     ----------
@@ -51,14 +53,15 @@ def quadratic_gradient(x, Q, b):
     Returns
     -------
     g : (N, 1) float array
-        ``Q x + b``.
     """
     x, Q, b = _args(x, Q, b)
     return np.asarray(Q @ x) + b
 
 
 def quadratic_hessian(Q):
-    """Hessian of the quadratic form.
+    r"""Hessian of the quadratic form: Q itself, of the type it was given (as upstream simkit).
+
+    :math:`\nabla^2 E = Q`
 
     Parameters
     ----------
@@ -67,11 +70,9 @@ def quadratic_hessian(Q):
 
     Returns
     -------
-    H : (N, N) scipy.sparse.csc_matrix
-        ``Q`` (a CSC copy).
+    H : (N, N) matrix
+        The same object as `Q` (validated: square, finite), so a CSC matrix stays CSC and a
+        dense array stays dense; copy it before changing it in place.
     """
-    if not sps.issparse(Q):
-        Q = np.asarray(Q, dtype=float)
-    if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
-        raise ValueError(f"Q: expected a square matrix of shape (N, N), got {Q.shape}")
-    return sps.csc_matrix(_validate.square_matrix(Q, "Q", Q.shape[0]), copy=True)
+    _validate.square_matrix(Q, "Q")
+    return Q

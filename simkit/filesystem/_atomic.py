@@ -3,11 +3,26 @@
 A file is written to a hidden temporary sibling in the target folder and moved over the
 target with ``os.replace`` (atomic on POSIX and Windows within one file system), so a
 reader never sees a truncated file and a failed write leaves the previous file intact.
+
+Temporary files are named ``.<target>.simkit-<host>-<pid>-<token>.part``: recognisably
+ours, with the writing process. A process killed outright (SIGKILL, power loss) cannot
+remove its temporary file, so every write first sweeps the folder for temporary files of
+this host whose process is gone; files of live writers and anybody else's are left alone.
+SIGTERM unwinds a write like Ctrl-C (see ``_termination``).
 """
 import contextlib
+import hashlib
 import os
+import re
 import secrets
 import shutil
+import socket
+
+from ._termination import sigterm_unwinds
+
+# hosts sharing a folder (network drives) each judge only their own processes' files
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+_PART = re.compile(r"\..+\.simkit-(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]+)-[0-9a-f]{12}\.part")
 
 
 def check_output_path(path, suffix, name):
@@ -54,11 +69,50 @@ def make_parent(path, name):
         raise ValueError(f"cannot create the folder of {name} ({folder!r}): {err}") from err
 
 
+def process_alive(pid):
+    """True unless no process ``pid`` exists (one owned by another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_parts(folder):
+    """Remove the temporary files in ``folder`` left by dead writers of this host.
+
+    Parameters
+    ----------
+    folder : str
+        Existing folder.
+
+    Returns
+    -------
+    removed : list of str
+        Names of the removed files.
+    """
+    removed = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            match = _PART.fullmatch(entry.name)
+            if match is None or match["host"] != _HOST:
+                continue
+            pid = int(match["pid"])
+            if pid == os.getpid() or process_alive(pid):
+                continue
+            with contextlib.suppress(FileNotFoundError):      # another writer swept it first
+                os.remove(entry.path)
+                removed.append(entry.name)
+    return removed
+
+
 def _temporary_sibling(path, name):
     """Create an empty, exclusively opened hidden file next to ``path`` and return its name."""
     folder, base = os.path.split(path)
     for _ in range(8):
-        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.part")
+        tmp = os.path.join(folder, f".{base}.simkit-{_HOST}-{os.getpid()}-{secrets.token_hex(6)}.part")
         try:
             # Plain open (not mkstemp) so the file gets the usual umask permissions, not 0600.
             with open(tmp, "xb"):
@@ -74,7 +128,8 @@ def _temporary_sibling(path, name):
 def atomic_target(path, name="path"):
     """Yield a temporary file name next to ``path``; on success move it over ``path``.
 
-    On any exception the temporary file is removed and the exception propagates, so
+    Stale temporary files of dead writers in the folder are swept first. On any exception,
+    SIGTERM included, the temporary file is removed and the exception propagates, so
     ``path`` keeps its previous content (or stays absent).
 
     Parameters
@@ -84,14 +139,16 @@ def atomic_target(path, name="path"):
     name : str
         Argument name used in error messages.
     """
-    tmp = _temporary_sibling(path, name)
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(tmp)
-        raise
+    sweep_stale_parts(os.path.dirname(path))
+    with sigterm_unwinds():
+        tmp = _temporary_sibling(path, name)
+        try:
+            yield tmp
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(tmp)
+            raise
 
 
 def atomic_copy(src, dst, name="copy_to"):

@@ -6,7 +6,6 @@ with one white row/column), ``+faststart`` (index first, so playback starts befo
 download ends), and bit-exact flags, stripped metadata and a pinned encoder thread count
 so the same frames give byte-identical files.
 """
-import shutil
 import subprocess
 import tempfile
 from fractions import Fraction
@@ -17,28 +16,6 @@ ENCODER_THREADS = 2      # x264 output depends on its thread count: pinned, neve
 X264_PRESET = "medium"
 X264_CRF = 18            # near-transparent quality; line art compresses well
 STDERR_TAIL = 2000       # characters of ffmpeg's stderr quoted in error messages
-
-
-def find_ffmpeg():
-    """Locate an ffmpeg executable: the system one on PATH, otherwise imageio-ffmpeg's bundled binary.
-
-    Returns
-    -------
-    exe : str
-        Path of the ffmpeg executable.
-    """
-    exe = shutil.which("ffmpeg")
-    if exe:
-        return exe
-    try:
-        import imageio_ffmpeg
-
-        return imageio_ffmpeg.get_ffmpeg_exe()
-    except (ImportError, RuntimeError) as err:
-        raise RuntimeError(
-            "ffmpeg not found: there is no `ffmpeg` on PATH and the imageio-ffmpeg package "
-            f"({err}) cannot provide one. Fix: `pip install imageio-ffmpeg` "
-            "(or install a system ffmpeg)") from err
 
 
 def frame_rate(fps):

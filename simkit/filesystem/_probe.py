@@ -1,13 +1,14 @@
-"""Inspecting written MP4 files without ffprobe (tests and benchmarks use it).
+"""Inspecting written MP4 files without ffprobe: the writer's check of what ffmpeg wrote, tests, benchmarks.
 
 The imageio-ffmpeg wheel ships ffmpeg but no ffprobe, so the stream description is
 parsed from ``ffmpeg -i`` and the frame count comes from a decode pass.
 """
+import os
 import re
 import struct
 import subprocess
 
-from ._ffmpeg_pipe import find_ffmpeg
+from ._encoder import find_encoder
 
 _STREAM = re.compile(r"Stream #\S+.*?: Video: (?P<codec>\w+).*?, (?P<pix_fmt>[a-z0-9]+)(?:\([^)]*\))?, "
                      r"(?P<width>\d+)x(?P<height>\d+)")
@@ -26,12 +27,45 @@ def probe_video(path):
     info : dict
         ``{"codec": str, "pix_fmt": str, "width": int, "height": int}``.
     """
-    result = subprocess.run([find_ffmpeg(), "-hide_banner", "-i", path], capture_output=True, text=True)
+    result = subprocess.run([find_encoder().exe, "-hide_banner", "-i", path], capture_output=True, text=True)
     match = _STREAM.search(result.stderr)
     if match is None:
         raise ValueError(f"no video stream found in {path!r}:\n{result.stderr[-1000:]}")
     return {"codec": match["codec"], "pix_fmt": match["pix_fmt"],
             "width": int(match["width"]), "height": int(match["height"])}
+
+
+def decoded_frames(path, exe=None):
+    """Decode every frame of the first video stream and count them.
+
+    Parameters
+    ----------
+    path : str
+        Video file.
+    exe : str, optional
+        ffmpeg executable; the pinned one (``find_encoder``) when None.
+
+    Returns
+    -------
+    n_frames : int
+        Number of frames that decoded without error.
+
+    Raises
+    ------
+    ValueError
+        The file is missing or empty, has no video stream, or a frame fails to decode.
+    """
+    size = os.path.getsize(path) if os.path.isfile(path) else None
+    if not size:
+        raise ValueError(f"{path!r} is {'empty' if size == 0 else 'missing'}")
+    # framecrc prints one line per decoded frame; -xerror stops at the first decoding error
+    result = subprocess.run([exe or find_encoder().exe, "-hide_banner", "-nostdin", "-v", "error", "-xerror",
+                             "-i", path, "-map", "0:v:0", "-f", "framecrc", "-"],
+                            capture_output=True, text=True)
+    if result.returncode != 0 or result.stderr.strip():
+        raise ValueError(f"{path!r} does not decode (exit code {result.returncode}): "
+                         f"{result.stderr.strip()[-1000:] or 'no error message'}")
+    return sum(1 for line in result.stdout.splitlines() if line and not line.startswith("#"))
 
 
 def mp4_boxes(path):

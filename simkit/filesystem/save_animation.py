@@ -5,7 +5,9 @@ import numbers
 import numpy as np
 
 from ._atomic import atomic_copy, atomic_target, check_output_path, make_parent
-from ._ffmpeg_pipe import FFmpegPipe, find_ffmpeg
+from ._encoder import find_ffmpeg
+from ._ffmpeg_pipe import FFmpegPipe
+from ._probe import decoded_frames
 
 _NO_FRAME = object()
 
@@ -18,9 +20,11 @@ def save_animation(anim, path, fps, copy_to=None):
     rendered by blitting (static artists drawn once; per frame the background is restored
     and only the animated artists drawn), any other matplotlib Animation by a full draw of
     each frame. The video is ``yuv420p``, even-sized, ``+faststart``, and bit-exact: the
-    same frames give byte-identical files (same ffmpeg and matplotlib builds). It is
-    written to a temporary sibling and moved into place; on any failure ffmpeg is killed,
-    the temporary file removed and a previous file left intact.
+    same frames give byte-identical files: the encoder is the ffmpeg pinned with the
+    imageio-ffmpeg wheel, even where a system ffmpeg exists (which is used only without the
+    wheel, with a warning). It is written to a temporary sibling, decoded to check that it
+    holds every frame sent, and only then moved into place; on any failure (SIGTERM
+    included) ffmpeg is killed, the temporary file removed and a previous file left intact.
 
     Parameters
     ----------
@@ -58,15 +62,33 @@ def save_animation(anim, path, fps, copy_to=None):
         raise ValueError("anim has no frames; it needs at least one")
 
     make_parent(path, "path")
-    with atomic_target(path, "path") as tmp, FFmpegPipe(exe, tmp, fps) as pipe:
-        if isinstance(anim, BlitAnimation):
-            anim.draw_background()
-            for i in range(anim.n_frames):
-                pipe.write(anim.render_frame(i))
-        else:
-            # dpi="figure" keeps the canvas resolution, which is what the writer reads.
-            anim.save(tmp, writer=PipeWriter(pipe, fps), dpi="figure")
+    with atomic_target(path, "path") as tmp:
+        with FFmpegPipe(exe, tmp, fps) as pipe:
+            if isinstance(anim, BlitAnimation):
+                anim.draw_background()
+                for i in range(anim.n_frames):
+                    pipe.write(anim.render_frame(i))
+            else:
+                # dpi="figure" keeps the canvas resolution, which is what the writer reads.
+                anim.save(tmp, writer=PipeWriter(pipe, fps), dpi="figure")
+        _check_encoded(exe, tmp, pipe.n_written, path)
     if copy_to is not None:
         atomic_copy(path, copy_to, "copy_to")
     return path
 
+
+def _check_encoded(exe, tmp, n_frames, path):
+    """Raise RuntimeError unless ``tmp`` decodes to ``n_frames`` frames (ffmpeg's exit code alone is not proof).
+
+    The pinned ffmpeg decodes, whichever encoded: a faulty encoder must not vouch for itself.
+    """
+    try:
+        decoded = decoded_frames(tmp)
+    except ValueError as err:
+        problem = str(err).replace(repr(tmp), "the encoded file")
+    else:
+        if decoded == n_frames:
+            return
+        problem = f"it holds {decoded} frames, {n_frames} were sent"
+    raise RuntimeError(f"ffmpeg ({exe}) exited with status 0 but its video is unusable: {problem}. "
+                       f"{path!r} was not replaced.")

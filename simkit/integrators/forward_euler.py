@@ -1,58 +1,52 @@
-"""Explicit (forward) Euler step with a lumped mass matrix.
+r"""Explicit (forward) Euler step with a lumped mass matrix.
 
-``x_{n+1} = x_n + h v_n``, ``v_{n+1} = v_n - h M^{-1} grad Phi(x_n)``.
+``x_{n+1} = x_n + h v_n``, ``v_{n+1} = v_n - h M_L^{-1} grad Phi(x_n)``, with ``M_L`` the
+row-sum lumping of M (M itself when it is diagonal), as upstream simkit.
 """
 import numpy as np
-import scipy.sparse as sps
 
 from .. import _validate
 
 
-def _lumped_mass_diagonal(M, size):
-    """Diagonal of a lumped (diagonal, positive) mass matrix; ValueError otherwise."""
-    M = _validate.square_matrix(M, "M", size)
-    if sps.issparse(M):
-        diag = M.diagonal()
-        off = abs(sps.csr_matrix(M) - sps.diags(diag)).max()
-    else:
-        diag = np.diag(M).copy()
-        off = np.abs(M - np.diag(diag)).max(initial=0.0)
-    if off > 0:
-        raise ValueError("M: expected a lumped (diagonal) mass matrix, found off-diagonal entries")
-    if not (diag > 0).all():
-        raise ValueError(f"M: expected positive diagonal masses, found min {diag.min():g}")
-    return diag.reshape(-1, 1)
+def forward_euler(x_curr, v_curr, gradient_func, M, h):
+    r"""One explicit Euler step.
 
-
-def forward_euler(x, v, gradient_func, M, h):
-    """One explicit Euler step.
+    :math:`x_{n+1} = x_n + h v_n`, :math:`v_{n+1} = v_n - h M_L^{-1} \nabla \Phi(x_n)`, :math:`(M_L)_{ii} = \sum_j M_{ij}`
 
     Parameters
     ----------
-    x : (N, 1) float array
+    x_curr : (N, 1) float array
         Positions at step n.
-    v : (N, 1) float array
+    v_curr : (N, 1) float array
         Velocities at step n.
     gradient_func : callable
         ``gradient_func(x) -> (N, 1)``, the gradient of the potential (minus the force).
     M : (N, N) sparse or dense float matrix
-        Lumped (diagonal, positive) mass matrix.
+        Mass matrix: symmetric, positive diagonal; lumped by row sums (which must be > 0).
     h : float
-        Time step, > 0.
+        Time step, > 0 (with h**2 a normal float).
 
     Returns
     -------
     x_next : (N, 1) float array
-        ``x + h v``.
     v_next : (N, 1) float array
-        ``v - h M^{-1} gradient_func(x)``.
+
+    Raises
+    ------
+    FloatingPointError
+        The step produced a non-finite state (h too large for the stiffness, or a diverged run).
     """
-    x = _validate.stacked(x, "x")
-    v = _validate.stacked(v, "v", size=x.shape[0])
+    x = _validate.stacked(x_curr, "x_curr")
+    v = _validate.stacked(v_curr, "v_curr", size=x.shape[0])
     _validate.callables(gradient_func=gradient_func)
-    m = _lumped_mass_diagonal(M, x.shape[0])
-    h = _validate.positive_scalar(h, "h")
-    g = np.asarray(gradient_func(x), dtype=float).reshape(-1, 1)
-    if g.shape != x.shape:
-        raise ValueError(f"gradient_func: expected an ({x.shape[0]}, 1) array, got shape {g.shape}")
-    return x + h * v, v - h * g / m
+    _, rows = _validate.mass_matrix(M, "M", x.shape[0])
+    if not np.minimum.reduce(rows) > 0:
+        raise ValueError(f"M: expected positive row sums (the lumped masses), found min {rows.min():g}")
+    h = _validate.time_step(h)
+    g = _validate.returned_column(gradient_func(x), "gradient_func", "x_curr", x.shape[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        x_next, v_next = x + h * v, v - h * g / rows.reshape(-1, 1)
+    if not (np.isfinite(x_next).all() and np.isfinite(v_next).all()):
+        raise FloatingPointError("forward_euler: the step produced a non-finite state (overflow in x_next or "
+                                 "v_next); h is likely too large for the stiffness, or the run has diverged")
+    return x_next, v_next

@@ -1,10 +1,16 @@
-"""Newton's method with Armijo backtracking line search.
+r"""Newton's method with Armijo backtracking line search.
 
 Each iteration solves ``H dx = -g`` and moves ``x <- x + alpha dx`` where alpha starts at 1
 and is halved until the sufficient-decrease (Armijo) condition
 ``E(x + alpha dx) <= E(x) + c alpha g^T dx`` holds, with ``c = 0.01``. It stops after
 `max_iter` iterations or as soon as the step ``||alpha dx||`` is below `tolerance`.
+
+Every value the three callables return is checked: a non-scalar or NaN energy, a gradient
+of the wrong shape or with NaN/inf, a Hessian of the wrong shape or with NaN/inf raise an
+error naming the callable and the iteration (an energy of ``+inf`` at a trial point of the
+line search is allowed: that step is simply too long).
 """
+import math
 import warnings
 
 import numpy as np
@@ -20,8 +26,6 @@ MAX_HALVINGS = 60
 def _solve(H, rhs):
     """Solve ``H u = rhs`` for sparse, dense ndarray or numpy.matrix H; rhs (N, 1)."""
     N = rhs.shape[0]
-    if np.shape(H) != (N, N):
-        raise ValueError(f"hessian: expected the callable to return an ({N}, {N}) matrix, got shape {np.shape(H)}")
     with warnings.catch_warnings():
         warnings.simplefilter("error", spla.MatrixRankWarning)
         try:
@@ -37,76 +41,145 @@ def _solve(H, rhs):
     return u
 
 
-def _armijo(energy, x, g, dx):
+class Objective:
+    """The three callables of a minimization, their outputs checked, plus an optional constant-Hessian term.
+
+    ``extra`` = (energy, gradient, hessian matrix) of a term added after the checks (the inertia
+    of the implicit integrators, validated once by them).
+    """
+
+    def __init__(self, energy_func, gradient_func, hessian_func, size, extra=None):
+        self.funcs = (energy_func, gradient_func, hessian_func)
+        self.size, self.extra = size, extra
+        self.iteration = 0
+
+    def _where(self):
+        return f"Newton iteration {self.iteration}"
+
+    def energy(self, x):
+        e = _validate.returned_scalar(self.funcs[0](x), "energy_func", self._where())
+        return e + self.extra[0](x) if self.extra else e
+
+    def gradient(self, x):
+        g = _validate.returned_column(self.funcs[1](x), "gradient_func", self._where(), self.size)
+        return g + self.extra[1](x) if self.extra else g
+
+    def hessian(self, x):
+        H = _validate.returned_matrix(self.funcs[2](x), "hessian_func", self._where(), self.size)
+        return H + self.extra[2] if self.extra else H
+
+
+def _armijo(objective, x, g, dx):
     """Largest alpha in 1, 1/2, 1/4, ... with sufficient decrease; 0 if none within MAX_HALVINGS."""
-    e0 = float(energy(x))
+    e0 = objective.energy(x)
+    if not math.isfinite(e0):
+        raise ValueError(f"energy_func: returned {e0} at the current iterate ({objective._where()}); "
+                         "expected a finite energy")
     slope = (g.T @ dx).item()
     alpha = 1.0
     for _ in range(MAX_HALVINGS):
-        if float(energy(x + alpha * dx)) <= e0 + ARMIJO_CONSTANT * alpha * slope:
+        if objective.energy(x + alpha * dx) <= e0 + ARMIJO_CONSTANT * alpha * slope:
             return alpha
         alpha *= 0.5
     return 0.0
 
 
-def newton_solver(x0, energy, gradient, hessian, tolerance=1e-6, max_iter=1, do_line_search=True,
+def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info):
+    """Newton iterations on a validated (N, 1) start and an ``Objective``; see ``newton_solver``."""
+    x = x0.copy()
+    info = {"iterations": 0, "converged": False, "step_norms": [], "alphas": [], "line_search_failed": False,
+            "g": [], "dx": [], "iters": -1}
+    for i in range(max_iter):
+        objective.iteration = i + 1
+        g = objective.gradient(x)
+        dx = _solve(objective.hessian(x), -g)
+        if do_line_search and (g.T @ dx).item() >= 0.0:
+            dx = -g
+        alpha = _armijo(objective, x, g, dx) if do_line_search else 1.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            step = alpha * dx
+            x = x + step
+        if not np.isfinite(x).all():
+            raise FloatingPointError(f"newton_solver: Newton iteration {i + 1} produced a non-finite iterate "
+                                     "(the step overflowed)")
+        norm = float(np.linalg.norm(step))
+        info["iterations"] = i + 1
+        info["iters"] = i
+        info["step_norms"].append(norm)
+        info["alphas"].append(alpha)
+        info["line_search_failed"] = alpha == 0.0
+        if return_info:
+            info["g"].append(g)
+            info["dx"].append(dx)
+        if norm < tolerance:
+            info["converged"] = alpha > 0.0
+            break
+    return x, info
+
+
+def check_options(tolerance, max_iter, do_line_search, return_info):
+    """Validate the solver options; return them converted."""
+    return (_validate.positive_scalar(tolerance, "tolerance"), _validate.iteration_count(max_iter, "max_iter"),
+            _validate.boolean(do_line_search, "do_line_search"), _validate.boolean(return_info, "return_info"))
+
+
+def newton_solver(x0, energy_func, gradient_func, hessian_func, tolerance=1e-6, max_iter=1, do_line_search=True,
                   return_info=False):
-    """Minimize ``energy`` with Newton's method from x0.
+    r"""Minimize an energy with Newton's method from x0.
+
+    :math:`x_{k+1} = x_k - \alpha_k H(x_k)^{-1} \nabla E(x_k)`, :math:`\alpha_k` the first of
+    :math:`1, \tfrac12, \tfrac14, \ldots` with :math:`E(x_{k+1}) \le E(x_k) + 0.01\, \alpha_k \nabla E^\top \Delta x`
 
     Parameters
     ----------
     x0 : (N, 1) or (N,) float array
         Starting point.
-    energy : callable
-        ``energy(x) -> float`` for x of shape (N, 1).
-    gradient : callable
-        ``gradient(x) -> (N, 1)`` (or (N,)) float array.
-    hessian : callable
-        ``hessian(x) -> (N, N)``: scipy sparse, dense ndarray or numpy.matrix (e.g. a dense
+    energy_func : callable
+        ``energy_func(x) -> float`` for x of shape (N, 1) (a size-1 array is accepted). Only
+        called when `do_line_search` is True.
+    gradient_func : callable
+        ``gradient_func(x) -> (N, 1)`` (or (N,)) float array.
+    hessian_func : callable
+        ``hessian_func(x) -> (N, N)``: scipy sparse, dense ndarray or numpy.matrix (e.g. a dense
         block plus a sparse mass matrix).
     tolerance : float, optional
         Stop when the step ``||alpha dx||`` is below it (default 1e-6), > 0.
     max_iter : int, optional
-        Maximum number of Newton iterations (default 1), >= 1.
+        Maximum number of Newton iterations (default 1: one step, as upstream simkit), >= 1.
     do_line_search : bool, optional
         Armijo backtracking (c = 0.01, halving from alpha = 1); if False take full steps. When
         an indefinite Hessian gives a Newton step that is not a descent direction, the line
         search uses the steepest-descent direction -g for that iteration instead, so the
         energy never increases.
     return_info : bool, optional
-        Also return a dict: ``iterations``, ``converged``, ``step_norms``, ``alphas``,
-        ``line_search_failed`` (no alpha >= 2^-60 decreased the energy; x is then left in place).
+        Also return a dict. Upstream simkit's keys: ``g`` and ``dx`` (per iteration), ``alphas``,
+        ``iters`` (index of the last iteration, from 0); and ``iterations`` (count),
+        ``converged``, ``step_norms``, ``line_search_failed`` (no alpha >= 2^-60 decreased the
+        energy; x is then left in place).
 
     Returns
     -------
     x : float array of x0's shape
-        The last iterate, ``x_{k+1} = x_k - alpha_k H(x_k)^{-1} grad E(x_k)``.
+        The last iterate.
     info : dict
         Only when `return_info` is True.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad arguments, or a callable returning a value of the wrong kind, shape, or a NaN /
+        inf (the message names the callable and the Newton iteration).
+    FloatingPointError
+        A step overflowed to a non-finite iterate.
+
+    Notes
+    -----
+    A singular Hessian raises ``numpy.linalg.LinAlgError``.
     """
-    _validate.callables(energy=energy, gradient=gradient, hessian=hessian)
+    _validate.callables(energy_func=energy_func, gradient_func=gradient_func, hessian_func=hessian_func)
     shape = np.shape(x0)
-    x = _validate.stacked(x0, "x0").copy()
-    tolerance = _validate.positive_scalar(tolerance, "tolerance")
-    max_iter = _validate.iteration_count(max_iter, "max_iter")
-    info = {"iterations": 0, "converged": False, "step_norms": [], "alphas": [], "line_search_failed": False}
-    for _ in range(max_iter):
-        g = np.asarray(gradient(x), dtype=float).reshape(-1, 1)
-        if g.shape != x.shape or not np.isfinite(g).all():
-            raise ValueError(f"gradient: expected a finite ({x.shape[0]}, 1) array, got shape {g.shape}")
-        dx = _solve(hessian(x), -g)
-        if do_line_search and (g.T @ dx).item() >= 0.0:
-            dx = -g
-        alpha = _armijo(energy, x, g, dx) if do_line_search else 1.0
-        step = alpha * dx
-        x = x + step
-        norm = float(np.linalg.norm(step))
-        info["iterations"] += 1
-        info["step_norms"].append(norm)
-        info["alphas"].append(alpha)
-        info["line_search_failed"] = alpha == 0.0
-        if norm < tolerance:
-            info["converged"] = alpha > 0.0
-            break
+    x = _validate.stacked(x0, "x0")
+    options = check_options(tolerance, max_iter, do_line_search, return_info)
+    x, info = minimize(x, Objective(energy_func, gradient_func, hessian_func, x.shape[0]), *options)
     x = x.reshape(shape)
     return (x, info) if return_info else x
