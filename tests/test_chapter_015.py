@@ -78,9 +78,11 @@ def test_hanging_cloth_total_energy_never_increases(printed):
 
 
 def test_cloth_run_is_big_enough_for_folds(printed):
-    nodes, steps, dt = re.search(r"(\d+) nodes, \d+ springs, \d+ hinges: (\d+) steps of (\S+) s", printed).groups()
-    assert int(nodes) >= 30 * 30
-    assert int(steps) * float(dt) >= 3.0 - 1e-9
+    nodes = re.search(r"(\d+) nodes, \d+ springs, \d+ hinges", printed)
+    motion = re.search(r"(\d+) steps of 1/(\d+) s, (\S+) s of motion", printed)
+    assert nodes and motion
+    assert int(nodes.group(1)) >= 30 * 30
+    assert int(motion.group(1)) / int(motion.group(2)) >= 3.0 and float(motion.group(3)) >= 3.0
 
 
 def test_stiffer_cloth_sags_less(printed):
@@ -124,44 +126,15 @@ def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
     assert {p.name for p in (ROOT / "media").glob("015_*")} == expected
 
 
-def test_figures_are_numbered_and_captioned(executed):
-    for name in FIGURES + list(VIDEOS):
-        cells = [c for c in executed.cells if c.cell_type == "code" and f'"{name}"' in c.source]
-        assert len(cells) == 1, name
-        meta = cells[0].metadata.get("mystnb", {}).get("figure", {})
-        assert meta.get("name", "").startswith("fig-015-") and len(meta.get("caption", "").split()) >= 6, name
-
-
-def _tracked(path):
-    result = subprocess.run(["git", "show", f"HEAD:{path.relative_to(ROOT)}"], cwd=ROOT, capture_output=True)
-    return result.stdout if result.returncode == 0 else None
-
-
-def _x264_settings(data):
-    """The encoder string x264 writes into the stream ("x264 - core N ... options"), or None."""
-    match = re.search(rb"x264 - core [^\x00]*", data)
-    return match.group(0) if match else None
-
-
 def test_rerun_reproduces_the_published_media_byte_for_byte(chapter_run):
-    """The chapter_run re-executed the chapter; its media must equal the committed ones.
-
-    PNGs must match byte for byte. An MP4 must too when it was encoded by the same x264 build
-    with the same settings as the committed one (x264 writes both into the stream); another
-    encoder build gives other, equally valid bytes, which this run cannot judge.
-    """
-    checked, other_encoder = 0, []
-    for path in sorted((ROOT / "media").glob("015_*")):
-        committed = _tracked(path)
-        if committed is None:
-            pytest.skip(f"{path.name} is not committed in this checkout")
-        data = path.read_bytes()
-        if path.suffix == ".mp4" and _x264_settings(data) != _x264_settings(committed):
-            other_encoder.append(path.name)
-            continue
-        assert data == committed, f"re-running the chapter changed {path.name}"
-        checked += 1
-    assert checked >= len(FIGURES), f"only {checked} files compared; other encoder: {other_encoder}"
+    """chapter_run re-executed the chapter: every 015 file must equal its committed version."""
+    tracked = subprocess.run(["git", "ls-files", "media/015_*"], cwd=ROOT, capture_output=True, text=True)
+    assert tracked.returncode == 0, f"this test compares a fresh run with git's media\n{tracked.stderr}"
+    committed = set(tracked.stdout.split())
+    assert committed == {f"media/015_{name}.png" for name in FIGURES} | {f"media/015_{name}.mp4" for name in VIDEOS}
+    for path in sorted(committed):
+        head = subprocess.run(["git", "show", f"HEAD:{path}"], cwd=ROOT, capture_output=True).stdout
+        assert (ROOT / path).read_bytes() == head, f"re-running the chapter changed {path}"
 
 
 def test_committed_notebook_is_clean():
