@@ -1,195 +1,236 @@
-"""Hinge angles and their first and second derivatives, 2D triples and 3D quads alike.
+r"""Hinge angles and their derivatives, 2D triples and 3D quads, one column per hinge.
 
-Both angles are ``theta = atan2(Y, X)`` of two polynomial invariants of the hinge's edge
-vectors ``y`` (a fixed linear map ``y = L p`` of the stacked corner positions ``p``):
+Every per-hinge quantity is stored hinge-last ("structure of arrays": a 3-vector per hinge is a
+(3, c) array), so each formula below is a handful of elementwise numpy operations over all
+hinges, with no small matrix products.
 
-- 2D triple (x0, x1, x2): ``y = (e1, e2)``, ``e1 = x1 - x0``, ``e2 = x2 - x1``,
-  ``X = e1 . e2``, ``Y = e1 x e2`` (the signed turning angle at x1, > 0 for a left turn).
-  Here ``theta = phi(e2) - phi(e1)`` with ``phi`` the polar angle, so the derivatives are the
-  closed forms ``grad theta = (-e1_perp / |e1|^2, e2_perp / |e2|^2)`` (``perp(a, b) = (-b, a)``)
-  and ``hess theta = blockdiag(-hess phi(e1), hess phi(e2))``,
-  ``hess phi(e) = -(e e_perp^T + e_perp e^T) / |e|^4``.
-- 3D quad (e0, e1, o0, o1): hinge edge (e0, e1), apexes o0 of triangle (e0, e1, o0) and o1 of
-  triangle (e1, e0, o1): ``y = (e, a, b)``, ``e = e1 - e0``, ``a = o0 - e0``, ``b = o1 - e0``,
-  ``X = (e.a)(e.b) - |e|^2 (a.b) = n1 . n2`` and ``Y = |e| e.(b x a) = e_hat . (n1 x n2)`` with
-  the triangle normals ``n1 = e x a``, ``n2 = b x e``. theta is 0 when the quad is flat (apexes on
-  opposite sides of the hinge) and equals beta when triangle 2 is turned by beta about the axis
-  ``e1 - e0`` (right-hand rule) out of that flat configuration.
+2D triple (x0, x1, x2)
+----------------------
+``e1 = x1 - x0``, ``e2 = x2 - x1``, ``theta = atan2(e1 x e2, e1 . e2)`` (the turning angle at x1,
+> 0 for a left turn). theta is the polar angle of e2 minus that of e1, so
+``d theta / d e1 = -perp(e1) / |e1|^2``, ``d theta / d e2 = perp(e2) / |e2|^2`` with
+``perp(a, b) = (-b, a)``, and the Hessian in (e1, e2) is ``blockdiag(-P(e1), P(e2))`` with
+``P(e) = -(e perp(e)^T + perp(e) e^T) / |e|^4``.
 
-In 3D, with ``D = X^2 + Y^2 = |n1|^2 |n2|^2``, the chain rule gives
-``grad theta = (X grad Y - Y grad X) / D`` and
-``hess theta = (X hess Y - Y hess X) / D - (g grad D^T + grad D g^T) / (2 D)``,
-mapped to the corners by ``L``. A hinge whose edge or flap has collapsed (zero length or area,
-or derivatives that are not finite) is *degenerate*: its angle is atan2's value and its
-derivatives are set to zero.
+3D quad (e0, e1, o0, o1)
+------------------------
+Hinge edge ``e = e1 - e0``, flap vectors ``a = o0 - e0``, ``b = o1 - e0``, triangle normals
+``n0 = e x a``, ``n1 = b x e`` with ``A_i = |n_i|^2`` (four squared areas), and
+``theta = atan2(|e| e.(b x a), n0 . n1)``: 0 for a flat quad, beta when triangle (e1, e0, o1) is
+turned by beta about e (right-hand rule). With ``alpha_i`` the position of apex i's foot along
+the edge (``alpha_0 = a.e / |e|^2``), ``q_i`` the flap's part orthogonal to e
+(``q_0 = a - alpha_0 e``) and
+
+    nu_i = |e| n_i / A_i,       rho_i = |e| q_i / A_i,
+
+the gradient is, per node (e0, e1, o0, o1),
+``((1-alpha_0) nu_0 + (1-alpha_1) nu_1, alpha_0 nu_0 + alpha_1 nu_1, -nu_0, -nu_1)``.
+The Hessian has the closed form (node weights ``c_0 = (alpha_0 - 1, -alpha_0, 1, 0)``,
+``c_1 = (alpha_1 - 1, -alpha_1, 0, 1)``, ``d = (1, -1, 0, 0)``, sym(M) = M + M^T)::
+
+    hess theta = sum_i [ c_i c_i^T (x) W_i  -  sym(c_i d^T (x) R_i) ]  +  d d^T (x) W_d,
+    W_i = |e| sym(rho_i nu_i^T),   R_i = e nu_i^T / |e|^2,   W_d = (A_0 W_0 + A_1 W_1) / (2 |e|^4),
+
+which equals the chain rule through ``atan2`` to round-off (tests compare both). The
+normals enter through the flap frames only: theta does not change when a node slides along
+the hinge line, and the axial stretch ``(e_hat . x_k) e_hat`` of the four nodes is an exact
+null vector of ``hess theta`` besides the translations.
+
+A hinge whose edge or flap has collapsed (``A_0 A_1 = 0`` in 3D, a zero-length edge in 2D) is
+*degenerate*: its angle is atan2's value and its derivatives are set to zero.
 """
 import numpy as np
 
-_I2 = np.eye(2)
-_I3 = np.eye(3)
-_Z2 = np.zeros((2, 2))
-_Z3 = np.zeros((3, 3))
-
-# y = L p: 2D (e1, e2) from (x0, x1, x2); 3D (e, a, b) from (e0, e1, o0, o1).
-L2 = np.block([[-_I2, _I2, _Z2], [_Z2, -_I2, _I2]])
-L3 = np.block([[-_I3, _I3, _Z3, _Z3], [-_I3, _Z3, _I3, _Z3], [-_I3, _Z3, _Z3, _I3]])
-LL2 = np.kron(L2, L2)
-LL3 = np.kron(L3, L3)
+# 2D: y = (e1, e2) from the corners (x0, x1, x2)
+L2 = np.block([[-np.eye(2), np.eye(2), np.zeros((2, 2))], [np.zeros((2, 2)), -np.eye(2), np.eye(2)]])
 
 
 def _dot(u, v):
-    return np.einsum("...i,...i->...", u, v)
+    """Row-wise dot product of (d, c) arrays: (c,)."""
+    out = u[0] * v[0]
+    for i in range(1, u.shape[0]):
+        out += u[i] * v[i]
+    return out
 
 
-def _outer(u, v):
-    return u[..., :, None] * v[..., None, :]
+def _cross(u, v):
+    """Cross products of the columns of two (3, c) arrays."""
+    out = np.empty(np.broadcast_shapes(u.shape, v.shape))
+    np.subtract(u[1] * v[2], u[2] * v[1], out=out[0])
+    np.subtract(u[2] * v[0], u[0] * v[2], out=out[1])
+    np.subtract(u[0] * v[1], u[1] * v[0], out=out[2])
+    return out
 
 
-def _transpose(M):
-    return np.swapaxes(M, -1, -2)
+def corners(X, C):
+    """Corner positions hinge-last: (q, dim, c) from positions X (n, dim) and hinges C (c, q)."""
+    Xt = np.ascontiguousarray(X.T)
+    return np.stack([np.take(Xt, C[:, k], axis=1) for k in range(C.shape[1])])
 
 
-def _skew(v):
-    S = np.zeros(v.shape[:-1] + (3, 3))
-    S[..., 0, 1], S[..., 0, 2] = -v[..., 2], v[..., 1]
-    S[..., 1, 0], S[..., 1, 2] = v[..., 2], -v[..., 0]
-    S[..., 2, 0], S[..., 2, 1] = -v[..., 1], v[..., 0]
-    return S
+def hinges(X, C):
+    """The hinge geometry of positions X (n, dim) and hinges C (c, dim + 1): Triples or Quads."""
+    return (Triples if X.shape[1] == 2 else Quads)(corners(X, C))
 
 
-def _angle_2d(P):
-    e1 = P[:, 1] - P[:, 0]
-    e2 = P[:, 2] - P[:, 1]
-    return np.arctan2(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0], _dot(e1, e2)), e1, e2
+class Triples:
+    """2D hinge triples: edge vectors, turning angles and the inverse squared edge lengths.
 
-
-def _derivatives_2d(P, order):
-    theta, e1, e2 = _angle_2d(P)
-    H = None
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        inv1 = 1.0 / _dot(e1, e1)
-        inv2 = 1.0 / _dot(e2, e2)
-        degenerate = ~(np.isfinite(inv1 * inv1) & np.isfinite(inv2 * inv2))
-        g = np.stack([e1[:, 1] * inv1, -e1[:, 0] * inv1, -e2[:, 1] * inv2, e2[:, 0] * inv2], axis=1)
-        if order == 2:
-            H = np.zeros((P.shape[0], 4, 4))
-            for block, e, w in ((slice(0, 2), e1, inv1 * inv1), (slice(2, 4), e2, -inv2 * inv2)):
-                a, b = e[:, 0], e[:, 1]
-                off = (a * a - b * b) * w
-                diag = 2 * a * b * w
-                H[:, block, block] = np.stack([np.stack([-diag, off], 1), np.stack([off, diag], 1)], 1)
-    return theta, g, H, degenerate
-
-
-def _invariants_3d(P, order):
-    e = P[:, 1] - P[:, 0]
-    a = P[:, 2] - P[:, 0]
-    b = P[:, 3] - P[:, 0]
-    ea, eb, ab, ee = _dot(e, a), _dot(e, b), _dot(a, b), _dot(e, e)
-    le = np.sqrt(ee)
-    t = np.cross(b, a)
-    T = _dot(e, t)
-    X = ea * eb - ee * ab
-    Y = le * T
-    if order == 0:
-        return X, Y, None, None, None, None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        eh = e / le[:, None]
-    exb = np.cross(e, b)
-    axe = np.cross(a, e)
-    gX = np.concatenate([a * eb[:, None] + b * ea[:, None] - 2 * e * ab[:, None],
-                         e * eb[:, None] - b * ee[:, None],
-                         e * ea[:, None] - a * ee[:, None]], axis=1)
-    gY = np.concatenate([eh * T[:, None] + t * le[:, None], exb * le[:, None], axe * le[:, None]], axis=1)
-    if order == 1:
-        return X, Y, gX, gY, None, None
-    k = P.shape[0]
-    eye = _I3[None]
-    zero = np.zeros((k, 3, 3))
-    HX_ee = _outer(a, b) + _outer(b, a) - 2 * ab[:, None, None] * eye
-    HX_ea = eb[:, None, None] * eye + _outer(b, e) - 2 * _outer(e, b)
-    HX_eb = ea[:, None, None] * eye + _outer(a, e) - 2 * _outer(e, a)
-    HX_ab = _outer(e, e) - ee[:, None, None] * eye
-    with np.errstate(divide="ignore", invalid="ignore"):
-        HY_ee = (T / le)[:, None, None] * (eye - _outer(eh, eh)) + _outer(eh, t) + _outer(t, eh)
-    HY_ea = _outer(eh, exb) + le[:, None, None] * _skew(b)
-    HY_eb = _outer(eh, axe) - le[:, None, None] * _skew(a)
-    HY_ab = le[:, None, None] * _skew(e)
-
-    def assemble(ee_, ea_, eb_, ab_):
-        return np.concatenate([np.concatenate([ee_, ea_, eb_], 2),
-                               np.concatenate([_transpose(ea_), zero, ab_], 2),
-                               np.concatenate([_transpose(eb_), _transpose(ab_), zero], 2)], 1)
-
-    return X, Y, gX, gY, assemble(HX_ee, HX_ea, HX_eb, HX_ab), assemble(HY_ee, HY_ea, HY_eb, HY_ab)
-
-
-def hinge_frame(dim):
-    """The constant maps of a hinge of dimension `dim`: (L, kron(L, L)), y = L p."""
-    return (L2, LL2) if dim == 2 else (L3, LL3)
-
-
-def hinge_angles(P):
-    """Signed hinge angle of each hinge.
-
-    Parameters
-    ----------
-    P : (c, 3, 2) or (c, 4, 3) float array
-        Corner positions of each 2D triple or 3D quad.
-
-    Returns
-    -------
-    theta : (c,) float array
-        ``atan2(Y, X)``, in (-pi, pi].
+    Attributes (c hinges): ``e1, e2`` (2, c); ``theta`` (c,); ``inv1, inv2`` (c,) = 1/|e|^2;
+    ``degenerate`` (c,) bool.
     """
-    if P.shape[2] == 2:
-        return _angle_2d(P)[0]
-    X, Y = _invariants_3d(P, 0)[:2]
-    return np.arctan2(Y, X)
+
+    def __init__(self, P):
+        self.e1 = P[1] - P[0]
+        self.e2 = P[2] - P[1]
+        e1, e2 = self.e1, self.e2
+        self.theta = np.arctan2(e1[0] * e2[1] - e1[1] * e2[0], _dot(e1, e2))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            self.inv1 = 1.0 / _dot(e1, e1)
+            self.inv2 = 1.0 / _dot(e2, e2)
+            self.degenerate = ~(np.isfinite(self.inv1 * self.inv1) & np.isfinite(self.inv2 * self.inv2))
+        if self.degenerate.any():
+            self.inv1[self.degenerate] = 0.0
+            self.inv2[self.degenerate] = 0.0
+
+    def edge_gradients(self):
+        """``d theta / d e1`` and ``d theta / d e2``, (2, c) each (zero for degenerate hinges)."""
+        e1, e2 = self.e1, self.e2
+        return np.stack([e1[1] * self.inv1, -e1[0] * self.inv1]), np.stack([-e2[1] * self.inv2, e2[0] * self.inv2])
+
+    def gradient(self, scale):
+        """``scale * grad theta`` per node, (6, c), rows (x0, x1, x2) x (x, y)."""
+        g1, g2 = self.edge_gradients()
+        g1 *= scale
+        g2 *= scale
+        return np.concatenate([-g1, g1 - g2, g2])
+
+    def node_blocks(self, kappa, weight, sl):
+        """2x2 node blocks of ``kappa g g^T + weight hess theta`` for the hinges in sl.
+
+        Returns a dict {(a, b): (2, 2, m) array} over node pairs a <= b of (x0, x1, x2).
+        """
+        g1, g2 = self.edge_gradients()
+        root_k = np.sqrt(kappa[sl])
+        g1, g2 = g1[:, sl] * root_k, g2[:, sl] * root_k
+        g = (-g1, g1 - g2, g2)
+        inv1, inv2, w = self.inv1[sl], self.inv2[sl], weight[sl]
+        T = []
+        for e, f in ((self.e1[:, sl], w * inv1 * inv1), (self.e2[:, sl], -w * inv2 * inv2)):
+            a, b = e
+            off = (a * a - b * b) * f
+            diag = 2.0 * a * b * f
+            T.append(np.stack([np.stack([-diag, off]), np.stack([off, diag])]))
+        T1, T2 = T
+        blocks = {(0, 0): T1, (0, 1): -T1, (0, 2): 0.0, (1, 1): T1 + T2, (1, 2): -T2, (2, 2): T2}
+        for (p, q), B in blocks.items():
+            blocks[(p, q)] = B + g[p][:, None] * g[q][None, :]
+        return blocks
 
 
-def _derivatives_3d(P, order):
-    X, Y, gX, gY, HX, HY = _invariants_3d(P, order)
-    theta = np.arctan2(Y, X)
-    D = X * X + Y * Y
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        p, q = X / D, Y / D
-        g = p[:, None] * gY - q[:, None] * gX
-        degenerate = ~(D > 0) | ~np.isfinite(g).all(axis=1)
-        H = None
-        if order == 2:
-            gD = 2 * (X[:, None] * gX + Y[:, None] * gY)
-            sym = _outer(g, gD / (2 * D)[:, None])
-            H = p[:, None, None] * HY - q[:, None, None] * HX - sym - _transpose(sym)
-    return theta, g, H, degenerate
+class Quads:
+    """3D hinge quads (e0, e1, o0, o1): the invariants of the module docstring, hinge-last.
 
-
-def hinge_angle_derivatives(P, order=2):
-    """Hinge angle and its derivatives in edge-vector coordinates y = L p.
-
-    Parameters
-    ----------
-    P : (c, 3, 2) or (c, 4, 3) float array
-        Corner positions of each 2D triple or 3D quad.
-    order : {1, 2}
-        Highest derivative returned.
-
-    Returns
-    -------
-    theta : (c,) float array
-        Hinge angles.
-    g : (c, ny) float array
-        ``d theta / d y`` (ny = 4 in 2D, 9 in 3D); zero rows for degenerate hinges.
-    H : (c, ny, ny) float array or None
-        ``d^2 theta / d y^2`` when order == 2, zero blocks for degenerate hinges.
-    degenerate : (c,) bool array
-        Hinges with a collapsed edge or flap.
+    Attributes (c hinges): ``e, a, b, n0, n1`` (3, c); ``ee = |e|^2``, ``l = |e|``, ``A0, A1``
+    (squared doubled areas), ``theta``, ``degenerate`` (c,).
     """
-    theta, g, H, degenerate = (_derivatives_2d if P.shape[2] == 2 else _derivatives_3d)(P, order)
-    if H is not None:
-        degenerate |= ~np.isfinite(H.sum(axis=(1, 2)))
-    if degenerate.any():
-        g[degenerate] = 0.0
-        if H is not None:
-            H[degenerate] = 0.0
-    return theta, g, H, degenerate
+
+    def __init__(self, P):
+        self.e = P[1] - P[0]
+        self.a = P[2] - P[0]
+        self.b = P[3] - P[0]
+        self.n0 = _cross(self.e, self.a)
+        self.n1 = _cross(self.b, self.e)
+        self.ee = _dot(self.e, self.e)
+        self.l = np.sqrt(self.ee)
+        self.A0 = _dot(self.n0, self.n0)
+        self.A1 = _dot(self.n1, self.n1)
+        self.theta = np.arctan2(-self.l * _dot(self.n0, self.b), _dot(self.n0, self.n1))
+        area = self.A0 * self.A1
+        self.degenerate = ~((area > 0) & np.isfinite(area))
+        self._derived = None
+
+    def derived(self):
+        """(alpha_0, alpha_1, nu_0, nu_1): feet of the apexes along e and the scaled normals.
+
+        Degenerate hinges get zeros, so every derivative built from them vanishes there.
+        """
+        if self._derived is None:
+            ok = ~self.degenerate
+            safe = ok.all()
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                inv_ee = 1.0 / self.ee
+                alpha0 = _dot(self.a, self.e) * inv_ee
+                alpha1 = _dot(self.b, self.e) * inv_ee
+                nu0 = self.n0 * (self.l / self.A0)
+                nu1 = self.n1 * (self.l / self.A1)
+            if not safe:
+                for v in (alpha0, alpha1):
+                    v[~ok] = 0.0
+                for v in (nu0, nu1):
+                    v[:, ~ok] = 0.0
+            self._derived = alpha0, alpha1, nu0, nu1
+        return self._derived
+
+    def gradient(self, scale):
+        """``scale * grad theta`` per node, (12, c), rows (e0, e1, o0, o1) x (x, y, z)."""
+        alpha0, alpha1, nu0, nu1 = self.derived()
+        s0 = nu0 * scale
+        s1 = nu1 * scale
+        g = np.empty((12,) + scale.shape)
+        np.add(s0 * alpha0, s1 * alpha1, out=g[3:6])
+        np.subtract(s0 + s1, g[3:6], out=g[0:3])
+        np.negative(s0, out=g[6:9])
+        np.negative(s1, out=g[9:12])
+        return g
+
+    def node_blocks(self, kappa, weight, sl):
+        """3x3 node blocks of ``kappa g g^T + weight hess theta`` (g = grad theta) for the hinges in sl.
+
+        Returns a dict {(a, b): (3, 3, m) array} over node pairs a <= b of (e0, e1, o0, o1);
+        kappa and weight are (c,) (weight = kappa (theta - theta0) for the energy's Hessian).
+        """
+        alpha0, alpha1, nu0, nu1 = self.derived()
+        a0, a1 = alpha0[sl], alpha1[sl]
+        b0, b1 = 1.0 - a0, 1.0 - a1
+        v0, v1 = nu0[:, sl], nu1[:, sl]
+        root_k = np.sqrt(kappa[sl])
+        # Gauss-Newton part: outer products of the node gradients scaled by sqrt(kappa)
+        gv0, gv1 = v0 * root_k, v1 * root_k
+        g = (gv0 * b0 + gv1 * b1, gv0 * a0 + gv1 * a1, -gv0, -gv1)
+        # curvature part, every term scaled by weight
+        w, ee, e = weight[sl], self.ee[sl], self.e[:, sl]
+        bad = self.degenerate[sl]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            inv_ee = 1.0 / ee
+            f0 = w * ee / self.A0[sl]
+            f1 = w * ee / self.A1[sl]
+        if bad.any():
+            for v in (inv_ee, f0, f1):
+                v[bad] = 0.0
+        # weight * W_i = sym(r_i nu_i^T) with r_i = weight |e|^2 q_i / A_i
+        W0 = ((self.a[:, sl] - a0 * e) * f0)[:, None] * v0[None, :]
+        W0 += W0.transpose(1, 0, 2)
+        W1 = ((self.b[:, sl] - a1 * e) * f1)[:, None] * v1[None, :]
+        W1 += W1.transpose(1, 0, 2)
+        half = 0.5 * inv_ee * inv_ee
+        Wd = W0 * (self.A0[sl] * half) + W1 * (self.A1[sl] * half)
+        R0 = e[:, None] * (v0 * (w * inv_ee))[None, :]
+        R1 = e[:, None] * (v1 * (w * inv_ee))[None, :]
+        R0t, R1t = R0.transpose(1, 0, 2), R1.transpose(1, 0, 2)
+        S0, S1 = R0 + R0t, R1 + R1t
+        blocks = {
+            (0, 0): b0 * b0 * W0 + b1 * b1 * W1 + Wd + b0 * S0 + b1 * S1,
+            (0, 1): a0 * b0 * W0 + a1 * b1 * W1 - Wd + a0 * R0t + a1 * R1t - b0 * R0 - b1 * R1,
+            (0, 2): -(b0 * W0) - R0t,
+            (0, 3): -(b1 * W1) - R1t,
+            (1, 1): a0 * a0 * W0 + a1 * a1 * W1 + Wd - a0 * S0 - a1 * S1,
+            (1, 2): R0t - a0 * W0,
+            (1, 3): R1t - a1 * W1,
+            (2, 2): W0,
+            (2, 3): 0.0,
+            (3, 3): W1,
+        }
+        for (p, q), B in blocks.items():
+            blocks[(p, q)] = B + g[p][:, None] * g[q][None, :]
+        return blocks
