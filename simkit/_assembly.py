@@ -351,3 +351,34 @@ def symmetric_pattern(T, dim, ndof):
     """Cached ``SymmetricPattern`` of elements with node indices T (k, q) and dofs ``T*dim + a``."""
     T = np.ascontiguousarray(T, dtype=np.int64)
     return _symmetric_patterns.get((dim, ndof), (T,), lambda: _build_symmetric_pattern(T, dim, ndof))
+
+
+class VectorScatter:
+    """Sum per-element node vectors into a global column with one sparse matrix-vector product.
+
+    ``operator`` is the (ndof, q*dim*k) 0/1 matrix taking values laid out (q*dim, k) (node-major
+    rows ``a*dim + i``, one column per element) to ``g[T[e, a]*dim + i] += values[a*dim + i, e]``.
+    """
+
+    def __init__(self, operator):
+        self.operator = operator
+
+    def vector(self, values):
+        """(ndof, 1) sums of the element vectors values (q*dim, k)."""
+        return (self.operator @ np.ascontiguousarray(values, dtype=float).reshape(-1)).reshape(-1, 1)
+
+
+def _build_vector_scatter(T, dim, ndof):
+    k, q = T.shape
+    dofs = (T.T[:, None, :] * dim + np.arange(dim)[None, :, None]).reshape(-1)
+    op = sps.csr_matrix((np.ones(dofs.size), (dofs, np.arange(dofs.size))), shape=(ndof, dofs.size))
+    return VectorScatter(op)
+
+
+_vector_scatters = ArrayKeyedCache()
+
+
+def vector_scatter(T, dim, ndof):
+    """Cached ``VectorScatter`` of elements with node indices T (k, q) and dofs ``T*dim + a``."""
+    T = np.ascontiguousarray(T, dtype=np.int64)
+    return _vector_scatters.get((dim, ndof), (T,), lambda: _build_vector_scatter(T, dim, ndof))

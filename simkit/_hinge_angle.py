@@ -63,47 +63,64 @@ def _cross(u, v):
 
 
 def corners(X, C):
-    """Corner positions hinge-last: (q, dim, c) from positions X (n, dim) and hinges C (c, q)."""
+    """Corner positions hinge-last: a list of q (dim, c) arrays from X (n, dim) and hinges C (c, q)."""
     Xt = np.ascontiguousarray(X.T)
-    return np.stack([np.take(Xt, C[:, k], axis=1) for k in range(C.shape[1])])
+    return [np.take(Xt, C[:, k], axis=1) for k in range(C.shape[1])]
 
 
 def hinges(X, C):
     """The hinge geometry of positions X (n, dim) and hinges C (c, dim + 1): Triples or Quads."""
-    return (Triples if X.shape[1] == 2 else Quads)(corners(X, C))
+    return (Triples if X.shape[1] == 2 else Quads)(*corners(X, C))
 
 
 class Triples:
-    """2D hinge triples: edge vectors, turning angles and the inverse squared edge lengths.
+    """2D hinge triples: edge vectors and turning angles; inverse squared lengths on demand.
 
-    Attributes (c hinges): ``e1, e2`` (2, c); ``theta`` (c,); ``inv1, inv2`` (c,) = 1/|e|^2;
-    ``degenerate`` (c,) bool.
+    Attributes (c hinges): ``e1, e2`` (2, c); ``theta`` (c,); after ``derived()``: ``inv1, inv2``
+    (c,) = 1/|e|^2 (0 on degenerate hinges) and ``degenerate`` (c,) bool.
     """
 
-    def __init__(self, P):
-        self.e1 = P[1] - P[0]
-        self.e2 = P[2] - P[1]
-        e1, e2 = self.e1, self.e2
+    def __init__(self, x0, x1, x2):
+        self.e1 = e1 = x1 - x0
+        self.e2 = e2 = x2 - x1
         self.theta = np.arctan2(e1[0] * e2[1] - e1[1] * e2[0], _dot(e1, e2))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            self.inv1 = 1.0 / _dot(e1, e1)
-            self.inv2 = 1.0 / _dot(e2, e2)
-            self.degenerate = ~(np.isfinite(self.inv1 * self.inv1) & np.isfinite(self.inv2 * self.inv2))
-        if self.degenerate.any():
-            self.inv1[self.degenerate] = 0.0
-            self.inv2[self.degenerate] = 0.0
+        self._derived = False
+
+    def derived(self):
+        if not self._derived:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                self.inv1 = 1.0 / _dot(self.e1, self.e1)
+                self.inv2 = 1.0 / _dot(self.e2, self.e2)
+                self.degenerate = ~(np.isfinite(self.inv1 * self.inv1) & np.isfinite(self.inv2 * self.inv2))
+            if self.degenerate.any():
+                self.inv1[self.degenerate] = 0.0
+                self.inv2[self.degenerate] = 0.0
+            self._derived = True
+        return self
 
     def edge_gradients(self):
         """``d theta / d e1`` and ``d theta / d e2``, (2, c) each (zero for degenerate hinges)."""
+        self.derived()
         e1, e2 = self.e1, self.e2
         return np.stack([e1[1] * self.inv1, -e1[0] * self.inv1]), np.stack([-e2[1] * self.inv2, e2[0] * self.inv2])
 
     def gradient(self, scale):
         """``scale * grad theta`` per node, (6, c), rows (x0, x1, x2) x (x, y)."""
-        g1, g2 = self.edge_gradients()
-        g1 *= scale
-        g2 *= scale
-        return np.concatenate([-g1, g1 - g2, g2])
+        self.derived()
+        s1 = scale * self.inv1
+        s2 = scale * self.inv2
+        (ax, ay), (bx, by) = self.e1, self.e2
+        g = np.empty((6,) + scale.shape)
+        np.multiply(ay, s1, out=g[0])                  # d/d e1 = (e1y, -e1x) s1, x0 gets minus it
+        np.multiply(ax, s1, out=g[1])
+        np.multiply(by, s2, out=g[4])                  # d/d e2 = (-e2y, e2x) s2
+        np.multiply(bx, s2, out=g[5])
+        np.add(g[0], g[4], out=g[2])                   # x1: d/d e1 - d/d e2
+        np.add(g[1], g[5], out=g[3])
+        np.negative(g[3], out=g[3])
+        np.negative(g[0], out=g[0])
+        np.negative(g[4], out=g[4])
+        return g
 
     def node_blocks(self, kappa, weight, sl):
         """2x2 node blocks of ``kappa g g^T + weight hess theta`` for the hinges in sl.
@@ -131,23 +148,19 @@ class Triples:
 class Quads:
     """3D hinge quads (e0, e1, o0, o1): the invariants of the module docstring, hinge-last.
 
-    Attributes (c hinges): ``e, a, b, n0, n1`` (3, c); ``ee = |e|^2``, ``l = |e|``, ``A0, A1``
-    (squared doubled areas), ``theta``, ``degenerate`` (c,).
+    Attributes (c hinges): ``e, a, b, n0, n1`` (3, c); ``ee = |e|^2``, ``l = |e|``, ``theta``
+    (c,); after ``derived()``: ``A0, A1`` (squared doubled areas) and ``degenerate`` (c,).
     """
 
-    def __init__(self, P):
-        self.e = P[1] - P[0]
-        self.a = P[2] - P[0]
-        self.b = P[3] - P[0]
+    def __init__(self, x0, x1, x2, x3):
+        self.e = x1 - x0
+        self.a = x2 - x0
+        self.b = x3 - x0
         self.n0 = _cross(self.e, self.a)
         self.n1 = _cross(self.b, self.e)
         self.ee = _dot(self.e, self.e)
         self.l = np.sqrt(self.ee)
-        self.A0 = _dot(self.n0, self.n0)
-        self.A1 = _dot(self.n1, self.n1)
         self.theta = np.arctan2(-self.l * _dot(self.n0, self.b), _dot(self.n0, self.n1))
-        area = self.A0 * self.A1
-        self.degenerate = ~((area > 0) & np.isfinite(area))
         self._derived = None
 
     def derived(self):
@@ -156,6 +169,10 @@ class Quads:
         Degenerate hinges get zeros, so every derivative built from them vanishes there.
         """
         if self._derived is None:
+            self.A0 = _dot(self.n0, self.n0)
+            self.A1 = _dot(self.n1, self.n1)
+            area = self.A0 * self.A1
+            self.degenerate = ~((area > 0) & np.isfinite(area))
             ok = ~self.degenerate
             safe = ok.all()
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -175,13 +192,15 @@ class Quads:
     def gradient(self, scale):
         """``scale * grad theta`` per node, (12, c), rows (e0, e1, o0, o1) x (x, y, z)."""
         alpha0, alpha1, nu0, nu1 = self.derived()
-        s0 = nu0 * scale
-        s1 = nu1 * scale
         g = np.empty((12,) + scale.shape)
+        s0, s1 = g[6:9], g[9:12]
+        np.multiply(nu0, -scale, out=s0)              # o0 and o1: -nu_i
+        np.multiply(nu1, -scale, out=s1)
         np.add(s0 * alpha0, s1 * alpha1, out=g[3:6])
-        np.subtract(s0 + s1, g[3:6], out=g[0:3])
-        np.negative(s0, out=g[6:9])
-        np.negative(s1, out=g[9:12])
+        np.negative(g[3:6], out=g[3:6])               # e1: alpha_0 nu_0 + alpha_1 nu_1
+        np.add(s0, s1, out=g[0:3])                    # e0: minus the others (translation invariance)
+        np.add(g[0:3], g[3:6], out=g[0:3])
+        np.negative(g[0:3], out=g[0:3])
         return g
 
     def node_blocks(self, kappa, weight, sl):

@@ -30,7 +30,10 @@ from .._hinge_hessian import upper_blocks
 
 
 def _angle_difference(theta, theta0):
-    return np.remainder(theta - theta0 + np.pi, 2.0 * np.pi) - np.pi
+    d = theta - theta0
+    if (np.abs(d) >= np.pi).any():          # wrap only when some hinge is off by half a turn or more
+        d = np.remainder(d + np.pi, 2.0 * np.pi) - np.pi
+    return d
 
 
 def _psi(theta, theta0, kappa):
@@ -160,9 +163,7 @@ def bending_gradient_x(x, C, theta0, kappa):
         :math:`\nabla E = \sum_h \kappa_h (\theta_h - \theta_{0,h}) \nabla\theta_h`.
     """
     C, h, theta0, kappa, N = _args(x, C, theta0, kappa)
-    dim = C.shape[1] - 1
-    dofs = C.T[:, None, :] * dim + np.arange(dim)[None, :, None]
-    return _assembly.assemble_vector(h.gradient(_dpsi(h.theta, theta0, kappa)), dofs, N)
+    return _assembly.vector_scatter(C, C.shape[1] - 1, N).vector(h.gradient(_dpsi(h.theta, theta0, kappa)))
 
 
 def bending_hessian_x(x, C, theta0, kappa, *, psd=False):
