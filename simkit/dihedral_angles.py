@@ -1,4 +1,6 @@
 """Signed hinge angles: turning angles of 2D polylines, dihedral angles of 3D triangle pairs."""
+import numpy as np
+
 from . import _validate
 from ._hinge_angle import hinges
 
@@ -39,4 +41,5 @@ def dihedral_angles(X, C):
         the surface bends away from its normals (e.g. everywhere on a sheet rolled onto a
         cylinder with outward normals).
     """
-    return hinges(*_hinge_positions(X, C)).theta.reshape(-1, 1)
+    X, C = _hinge_positions(X, C)
+    return hinges(np.ascontiguousarray(X.T), C).theta.reshape(-1, 1)

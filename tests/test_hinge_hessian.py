@@ -97,7 +97,7 @@ def test_projected_blocks_equal_psd_project_of_the_exact_blocks(dim, kind, rest)
 def test_3d_hinge_hessian_has_translations_and_axial_stretch_as_null_space():
     rng = np.random.default_rng(5)
     X, C = _hinges("random", rng, 20, 3)
-    hq = hinges(X, C)
+    hq = hinges(np.ascontiguousarray(X.T), C)
     H = _blocks(bending_hessian_x(X.reshape(-1, 1), C, hq.theta + 0.7, 1.3), C, 3)
     for block, P in zip(H, X.reshape(-1, 4, 3)):
         e_hat = (P[1] - P[0]) / np.linalg.norm(P[1] - P[0])

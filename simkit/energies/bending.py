@@ -25,23 +25,16 @@ projected, as ``psd_project`` of a zero block).
 import numpy as np
 
 from .. import _assembly, _validate
-from .._hinge_angle import hinges
+from .._hinge_angle import angle_difference, chunks, hinges
 from .._hinge_hessian import upper_blocks
 
 
-def _angle_difference(theta, theta0):
-    d = theta - theta0
-    if (np.abs(d) >= np.pi).any():          # wrap only when some hinge is off by half a turn or more
-        d = np.remainder(d + np.pi, 2.0 * np.pi) - np.pi
-    return d
-
-
 def _psi(theta, theta0, kappa):
-    return 0.5 * kappa * _angle_difference(theta, theta0) ** 2
+    return 0.5 * kappa * angle_difference(theta, theta0) ** 2
 
 
 def _dpsi(theta, theta0, kappa):
-    return kappa * _angle_difference(theta, theta0)
+    return kappa * angle_difference(theta, theta0)
 
 
 def _element_args(theta, theta0, kappa):
@@ -107,7 +100,7 @@ def bending_hessian_element_theta(theta, theta0, kappa):
 
 
 def _args(x, C, theta0, kappa):
-    """Validate; return (C (c, q), hinge geometry, theta0 (c,), kappa (c,), N = len(x))."""
+    """Validate; return (C (c, q), positions Xt (dim, n), theta0 (c,), kappa (c,), N = len(x))."""
     x = _validate.stacked(x, "x")
     C_arr = np.asarray(C)
     q = C_arr.shape[1] if C_arr.ndim == 2 else 0
@@ -119,7 +112,7 @@ def _args(x, C, theta0, kappa):
     c = C.shape[0]
     theta0 = _validate.element_values(theta0, "theta0", c)
     kappa = _validate.element_param(kappa, "kappa", c)
-    return C, hinges(x.reshape(n, dim), C), theta0, kappa, x.shape[0]
+    return C, np.ascontiguousarray(x.reshape(n, dim).T), theta0, kappa, x.shape[0]
 
 
 def bending_energy_x(x, C, theta0, kappa):
@@ -141,8 +134,8 @@ def bending_energy_x(x, C, theta0, kappa):
     energy : float
         :math:`E = \sum_h \tfrac12 \kappa_h (\theta_h - \theta_{0,h})^2`.
     """
-    _, h, theta0, kappa, _ = _args(x, C, theta0, kappa)
-    return float(_psi(h.theta, theta0, kappa).sum())
+    C, Xt, theta0, kappa, _ = _args(x, C, theta0, kappa)
+    return float(sum(_psi(hinges(Xt, C[sl]).theta, theta0[sl], kappa[sl]).sum() for sl in chunks(C.shape[0])))
 
 
 def bending_gradient_x(x, C, theta0, kappa):
@@ -162,8 +155,12 @@ def bending_gradient_x(x, C, theta0, kappa):
     g : (n*dim, 1) float array
         :math:`\nabla E = \sum_h \kappa_h (\theta_h - \theta_{0,h}) \nabla\theta_h`.
     """
-    C, h, theta0, kappa, N = _args(x, C, theta0, kappa)
-    return _assembly.vector_scatter(C, C.shape[1] - 1, N).vector(h.gradient(_dpsi(h.theta, theta0, kappa)))
+    C, Xt, theta0, kappa, N = _args(x, C, theta0, kappa)
+    g = np.empty((Xt.shape[0] * C.shape[1], C.shape[0]))
+    for sl in chunks(C.shape[0]):
+        h = hinges(Xt, C[sl])
+        g[:, sl] = h.gradient(_dpsi(h.theta, theta0[sl], kappa[sl]))
+    return _assembly.vector_scatter(C, Xt.shape[0], N).vector(g)
 
 
 def bending_hessian_x(x, C, theta0, kappa, *, psd=False):
@@ -186,6 +183,5 @@ def bending_hessian_x(x, C, theta0, kappa, *, psd=False):
     H : (n*dim, n*dim) scipy.sparse.csc_matrix
         :math:`H = \sum_h \kappa_h (\nabla\theta_h \nabla\theta_h^T + (\theta_h - \theta_{0,h}) \nabla^2\theta_h)`.
     """
-    C, h, theta0, kappa, N = _args(x, C, theta0, kappa)
-    upper = upper_blocks(h, kappa, _dpsi(h.theta, theta0, kappa), bool(psd))
-    return _assembly.symmetric_pattern(C, C.shape[1] - 1, N).matrix(upper)
+    C, Xt, theta0, kappa, N = _args(x, C, theta0, kappa)
+    return _assembly.symmetric_pattern(C, Xt.shape[0], N).matrix(upper_blocks(Xt, C, theta0, kappa, bool(psd)))
