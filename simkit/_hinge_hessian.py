@@ -6,39 +6,44 @@ triple, 78 of 144 for a 3D quad), one column per hinge, and ``_assembly.symmetri
 sums them. The node blocks come in closed form from ``simkit._hinge_angle``; hinges are
 processed in chunks so that the temporaries stay in cache.
 
-Projection (``psd=True``) equals ``simkit.psd_project`` of each exact block to round-off. The
-translations are an exact null space of every block, so the projection works in the
-orthonormal translation-free frame (4x4 in 2D, 9x9 in 3D, ``_Frame``) and gives the
-translations the floor:
+Projection (``psd=True``) equals ``simkit.psd_project`` of each exact block to round-off. It is
+computed as the exact block plus ``sum_{lambda < floor} (floor - lambda) v v^T`` over the
+eigenpairs below the floor; the translations are an exact null space of every block and get
+the floor directly:
 
 - 2D, in closed form: theta is invariant under translations, rotations and scaling, so with
   the corners centred (c) and W the 90-degree rotation of every node,
   ``hess(theta) c = -g`` and ``hess(theta) W c = W g`` (g = grad theta). In the orthonormal
-  basis (c, Wc, g, Wg)/norms the reduced block reads
+  basis (c, Wc, g, Wg)/norms of the translation-free space the block reads
   ``[[0, 0, -A, 0], [0, 0, 0, A], [-A, 0, P, Q], [0, A, Q, R]]``: diagonalising ``[[P, Q], [Q, R]]``
   (eigenpairs mu, w) leaves two 2x2 problems ``[[0, A], [A, mu]]``, so all eigenpairs come from
-  2x2 rotations.
-- 3D, with the batched symmetric eigensolver on the 9x9 reduced blocks. No closed form exists:
-  the characteristic polynomial of the translation-free block is, for generic hinges, an
-  irreducible degree-8 polynomial with Galois group S8 (checked by factoring it modulo primes
-  for a rational hinge: Frobenius cycle types (5, 2, 1) and (7, 1) occur), so its eigenvalues
-  are not expressible in radicals; the same holds for ``hess theta`` alone.
+  2x2 rotations (``_projection_2d``).
+- 3D, with the batched symmetric eigensolver on the 9x9 translation-free blocks
+  (``_projection_3d``). No closed form exists: the characteristic polynomial of the
+  translation-free block is, for generic hinges, an irreducible degree-8 polynomial whose
+  Galois group is the full symmetric group S8 (checked by factoring it modulo primes for a
+  rational hinge: Frobenius cycle types (5, 2, 1), (7, 1) and (6, 1, 1) occur, and a transitive
+  group of degree 8 with an element of order 5 is A8 or S8), so its eigenvalues are not
+  expressible in radicals; the same holds for ``hess theta`` alone. Of the nine eigenvalues,
+  four are negative whenever theta != theta0 (the block has a 4-dimensional isotropic subspace)
+  and one is zero (the axial stretch), so only those eigenvectors enter the correction.
 """
 import numpy as np
 
 from . import _assembly
-from ._hinge_angle import L2, angle_difference, chunks, hinges
+from ._hinge_angle import angle_difference, chunks, hinges
 from .psd_project import EIGENVALUE_FLOOR
 
 CHUNK = 4096          # hinges per chunk: the 3D temporaries are (3, 3, chunk) arrays
 PSD_CHUNK_3D = 1024   # the projection's (chunk, 9, 9) eigen-decompositions prefer smaller chunks
+CHUNK_2D = 16384      # 2D temporaries are (2, 2, chunk) or (6, chunk)
 
 # 3D: y = (e, a, b) = L3 x from the corners (e0, e1, o0, o1)
 L3 = np.kron(np.array([[-1.0, 1, 0, 0], [-1, 0, 1, 0], [-1, 0, 0, 1]]), np.eye(3))
 
 
 class _Frame:
-    """Orthonormal translation-free frame of a hinge: ``G = L L^T``, reduced = ``G^(1/2) y``-blocks.
+    """Orthonormal translation-free frame of a quad: ``G = L L^T``, reduced = ``G^(1/2) y``-blocks.
 
     A node block is ``L^T By L`` for an edge-vector block ``By``; ``Bt = G^(1/2) By G^(1/2)`` is the
     same operator in orthonormal coordinates of the complement of the translations.
@@ -50,7 +55,7 @@ class _Frame:
         self.inv_half = (Q / np.sqrt(lam)) @ Q.T
 
 
-_FRAMES = {2: _Frame(L2), 3: _Frame(L3)}
+_FRAMES = {3: _Frame(L3)}
 
 
 def _write_upper(out, blocks, q, dim):
@@ -67,23 +72,6 @@ def _write_upper(out, blocks, q, dim):
         row += iu[0].size
 
 
-def _sandwich_2d(M, By):
-    """``M By M`` for a triple's edge block By (4, 4, m), M = kron([[p, q], [q, p]], I2) (as frame matrices).
-
-    Works on the 2x2 edge blocks: ``(M By M)_kl = sum_ij G_ki By_ij G_jl`` with G = [[p, q], [q, p]].
-    """
-    p, q = M[0, 0], M[0, 2]
-    B = By.reshape(2, 2, 2, 2, -1)
-    B00, B01, B10, B11 = B[0, :, 0], B[0, :, 1], B[1, :, 0], B[1, :, 1]
-    cross = p * q * (B01 + B10)
-    out = np.empty_like(B)
-    out[0, :, 0] = p * p * B00 + q * q * B11 + cross
-    out[1, :, 1] = q * q * B00 + p * p * B11 + cross
-    out[0, :, 1] = p * q * (B00 + B11) + p * p * B01 + q * q * B10
-    out[1, :, 0] = out[0, :, 1].transpose(1, 0, 2)
-    return out.reshape(4, 4, -1)
-
-
 def _edge_block_3d(blocks):
     """The 9x9 edge-vector block By (9, 9, m) of a quad: node blocks (1..3, 1..3)."""
     m = blocks[(1, 1)].shape[-1]
@@ -95,16 +83,6 @@ def _edge_block_3d(blocks):
             if j != k:
                 By[j, :, k] = B.transpose(1, 0, 2)
     return By.reshape(9, 9, m)
-
-
-def _node_blocks_2d(By, floor):
-    """Node blocks ``L^T By L + floor * (translation projector)`` of a triple's edge block By (4, 4, m)."""
-    Byb = By.reshape(2, 2, 2, 2, -1)
-    B11, B12, B22 = Byb[0, :, 0], Byb[0, :, 1], Byb[1, :, 1]
-    B21 = B12.transpose(1, 0, 2)
-    extra = floor / 3.0 * np.eye(2)[:, :, None]
-    return {(0, 0): B11 + extra, (0, 1): B12 - B11 + extra, (0, 2): extra - B12,
-            (1, 1): B11 - B12 - B21 + B22 + extra, (1, 2): B12 - B22 + extra, (2, 2): B22 + extra}
 
 
 def _projection_3d(blocks, out, floor):
@@ -136,33 +114,6 @@ _UPPER_3D = _ROWS_3D * 12 + _COLS_3D
 _TRANSLATION_FLOOR_3D = (_ROWS_3D % 3 == _COLS_3D % 3) / 4.0
 
 
-def _edge_block_2d(blocks):
-    m = blocks[(0, 0)].shape[-1]
-    By = np.empty((2, 2, 2, 2, m))
-    By[0, :, 0] = blocks[(0, 0)]
-    By[1, :, 1] = blocks[(2, 2)]
-    B12 = -np.broadcast_to(blocks[(0, 2)], (2, 2, m))
-    By[0, :, 1] = B12
-    By[1, :, 0] = B12.transpose(1, 0, 2)
-    return By.reshape(4, 4, m)
-
-
-def _unit(v):
-    """Normalize the columns of a (4, m) array (zero columns stay zero)."""
-    norm = np.sqrt(np.einsum("ik,ik->k", v, v))
-    return v / np.where(norm > 0, norm, 1.0)
-
-
-def _rotate(v):
-    """Rotate both 2D halves of each 4-vector column by +90 degrees: (x, y) -> (-y, x)."""
-    return np.stack([-v[1], v[0], -v[3], v[2]])
-
-
-def _apply(B, v):
-    """(4, m) products ``B_k v_k`` of the (4, 4, m) matrices B with the (4, m) vectors v."""
-    return B[:, 0] * v[0] + B[:, 1] * v[1] + B[:, 2] * v[2] + B[:, 3] * v[3]
-
-
 def _eig2(p, q, r):
     """Eigen-decomposition of symmetric 2x2 [[p, q], [q, r]] without trigonometry.
 
@@ -184,36 +135,61 @@ def _eig2(p, q, r):
     return mid + radius, mid - radius, cos_t, sin_t
 
 
-def _project_2d(blocks, triples, floor):
-    """Projected node blocks of triples, in closed form (module docstring).
+def _rot(v):
+    """Rotate every node of node vectors v (3, 2, m) by +90 degrees: (x, y) -> (-y, x)."""
+    return np.stack([-v[:, 1], v[:, 0]], axis=1)
 
-    ``psd(Bt) = Bt + sum_a (max(lambda_a, floor) - lambda_a) v_a v_a^T``. Of each pair
-    ``[[0, A], [A, mu]]`` the smaller eigenvalue is <= 0 (the product is -A^2) and always
-    corrected; the larger one only where it is below the floor.
+
+def _form(e, inv_sq, u, v):
+    """``u^T M v`` for the triple Hessian's edge block ``M = inv_sq [[-2ab, a^2-b^2], [a^2-b^2, 2ab]]``, e = (a, b)."""
+    a, b = e
+    return inv_sq * ((a * a - b * b) * (u[0] * v[1] + u[1] * v[0]) + 2.0 * a * b * (u[1] * v[1] - u[0] * v[0]))
+
+
+def _projection_2d(h, kappa, weight, out, floor):
+    """Add ``psd_project(B) - B`` to the exact upper entries out (21, m) of triples, in closed form.
+
+    Node-space version of the module docstring's construction: with ``s = theta - theta0``,
+    ``H c = -kappa s g`` and ``H W c = kappa s W g``, so in the orthonormal basis
+    (c, Wc, g, Wg)/norms ``A = kappa s |g| / |c|``, and the (g, Wg) block needs only the quadratic
+    forms of hess theta, which act on the edge differences ``L g`` through the two 2x2 edge
+    blocks (``(W u)^T M (W u) = -u^T M u`` for these reflection-like blocks).
     """
-    frame = _FRAMES[2]
-    Bt = _sandwich_2d(frame.half, _edge_block_2d(blocks))
-    m = Bt.shape[-1]
-    flat = Bt.reshape(16, m)
-    g1, g2 = triples.edge_gradients()
-    u1 = _unit(frame.inv_half @ np.concatenate([triples.e1, triples.e2]))
-    u3 = _unit(frame.half @ np.concatenate([g1, g2]))
-    u2, u4 = _rotate(u1), _rotate(u3)
-    Bu4 = _apply(Bt, u4)
-    A = np.einsum("ik,ik->k", u2, Bu4)
-    mu_big, mu_small, cw, sw = _eig2(np.einsum("ik,ik->k", u3, _apply(Bt, u3)),
-                                     np.einsum("ik,ik->k", u3, Bu4), np.einsum("ik,ik->k", u4, Bu4))
+    e1, e2 = h.e1, h.e2
+    inv1, inv2 = h.inv1, h.inv2
+    g1, g2 = h.edge_gradients()
+    g = np.stack([-g1, g1 - g2, g2])                          # (3, 2, m) node gradient of theta
+    c = np.stack([-(2.0 * e1 + e2), e1 - e2, e1 + 2.0 * e2]) / 3.0   # centred corners
+    gg = np.einsum("kim,kim->m", g, g)
+    cc = np.einsum("kim,kim->m", c, c)
+    d1, d2 = g[1] - g[0], g[2] - g[1]                         # L g: edge differences of g
+    S1 = _form(e1, inv1 * inv1, d1, d1) - _form(e2, inv2 * inv2, d2, d2)
+    S2 = _form(e1, inv1 * inv1, d1, _rot(d1[None])[0]) - _form(e2, inv2 * inv2, d2, _rot(d2[None])[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        norm_g, norm_c = np.sqrt(gg), np.sqrt(cc)
+        A = weight * norm_g / norm_c
+        P = kappa * gg + weight * S1 / gg
+        Q = weight * S2 / gg
+        R = -weight * S1 / gg
+        uc, ug = c / norm_c, g / norm_g
+    mu_big, mu_small, cw, sw = _eig2(P, Q, R)
+    rows, cols = _UPPER_2D
     for mu, w0, w1 in ((mu_big, cw, sw), (mu_small, -sw, cw)):
         lam_big, lam_small, cs, ss = _eig2(np.zeros_like(mu), A, mu)
-        a = w1 * u2 - w0 * u1
-        b = w0 * u3 + w1 * u4
+        a = (w1 * _rot(uc) - w0 * uc).reshape(6, -1)
+        b = (w0 * ug + w1 * _rot(ug)).reshape(6, -1)
+        # the smaller eigenvalue of [[0, A], [A, mu]] is <= 0 (product -A^2): always corrected
         v = (cs * b - ss * a) * np.sqrt(floor - lam_small)
-        flat += (v[:, None] * v[None, :]).reshape(16, m)
+        out += v[rows] * v[cols]
         low = np.flatnonzero(lam_big < floor)
         if low.size:
             v = (cs[low] * a[:, low] + ss[low] * b[:, low]) * np.sqrt(floor - lam_big[low])
-            flat[:, low] += (v[:, None] * v[None, :]).reshape(16, low.size)
-    return _node_blocks_2d(_sandwich_2d(frame.inv_half, Bt), floor)
+            out[:, low] += v[rows] * v[cols]
+    out += _TRANSLATION_FLOOR_2D[:, None] * floor
+
+
+_UPPER_2D = _assembly.upper_layout(3, 2)
+_TRANSLATION_FLOOR_2D = (_UPPER_2D[0] % 2 == _UPPER_2D[1] % 2) / 3.0
 
 
 def upper_blocks(Xt, C, theta0, kappa, psd, chunk=None):
@@ -230,24 +206,25 @@ def upper_blocks(Xt, C, theta0, kappa, psd, chunk=None):
     psd : bool
         Project every block onto eigenvalues >= ``EIGENVALUE_FLOOR`` (as ``psd_project``).
     chunk : int, optional
-        Hinges per chunk (default: measured best, ``CHUNK`` or ``PSD_CHUNK_3D``).
+        Hinges per chunk (default: the measured best of ``CHUNK``, ``PSD_CHUNK_3D``, ``CHUNK_2D``).
     """
     dim = Xt.shape[0]
     q = dim + 1
     rows, cols = _assembly.upper_layout(q, dim)
     out = np.empty((rows.size, C.shape[0]))
     floor_block = (EIGENVALUE_FLOOR * (rows == cols))[:, None]
-    chunk = chunk or (PSD_CHUNK_3D if psd and q == 4 else CHUNK)
+    chunk = chunk or (CHUNK_2D if q == 3 else PSD_CHUNK_3D if psd else CHUNK)
     for sl in chunks(C.shape[0], chunk):
         h = hinges(Xt, C[sl])
         k = kappa[sl]
-        blocks = h.node_blocks(k, k * angle_difference(h.theta, theta0[sl]))
-        if psd and q == 3:
-            blocks = _project_2d(blocks, h, EIGENVALUE_FLOOR)
+        weight = k * angle_difference(h.theta, theta0[sl])
+        blocks = h.node_blocks(k, weight)
         part = out[:, sl]
         _write_upper(part, blocks, q, dim)
         if psd and q == 4:
             _projection_3d(blocks, part, EIGENVALUE_FLOOR)
+        elif psd:
+            _projection_2d(h, k, weight, part, EIGENVALUE_FLOOR)
         if psd and h.degenerate.any():
             # psd_project of a zero block; the 2D closed form needs a non-degenerate hinge frame
             part[:, h.degenerate] = floor_block
