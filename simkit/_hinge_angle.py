@@ -15,7 +15,7 @@ hinges, with no small matrix products.
 3D quad (e0, e1, o0, o1)
 ------------------------
 Hinge edge ``e = e1 - e0``, flap vectors ``a = o0 - e0``, ``b = o1 - e0``, triangle normals
-``n0 = e x a``, ``n1 = b x e`` with ``A_i = |n_i|^2`` (four squared areas), and
+``n0 = e x a``, ``n1 = b x e`` with ``A_i = |n_i|^2`` (four times the squared areas), and
 ``theta = atan2(|e| e.(b x a), n0 . n1)``: 0 for a flat quad, beta when triangle (e1, e0, o1) is
 turned by beta about e (right-hand rule). With ``alpha_i`` the position of apex i's foot along
 the edge (``alpha_0 = a.e / |e|^2``), ``q_i`` the flap's part orthogonal to e
@@ -31,7 +31,8 @@ The Hessian has the closed form (node weights ``c_0 = (alpha_0 - 1, -alpha_0, 1,
     hess theta = sum_i [ c_i c_i^T (x) W_i  -  sym(c_i d^T (x) R_i) ]  +  d d^T (x) W_d,
     W_i = |e| sym(rho_i nu_i^T),   R_i = e nu_i^T / |e|^2,   W_d = (A_0 W_0 + A_1 W_1) / (2 |e|^4),
 
-which equals the chain rule through ``atan2`` to round-off (tests compare both). The
+which agrees with central differences of the gradient (tests) and with the chain rule
+through ``atan2(Y, X)`` of the invariants (the previous implementation) to round-off. The
 normals enter through the flap frames only: theta does not change when a node slides along
 the hinge line, and the axial stretch ``(e_hat . x_k) e_hat`` of the four nodes is an exact
 null vector of ``hess theta`` besides the translations.
@@ -40,9 +41,6 @@ A hinge whose edge or flap has collapsed (``A_0 A_1 = 0`` in 3D, a zero-length e
 *degenerate*: its angle is atan2's value and its derivatives are set to zero.
 """
 import numpy as np
-
-# 2D: y = (e1, e2) from the corners (x0, x1, x2)
-L2 = np.block([[-np.eye(2), np.eye(2), np.zeros((2, 2))], [np.zeros((2, 2)), -np.eye(2), np.eye(2)]])
 
 
 def _dot(u, v):
