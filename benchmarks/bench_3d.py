@@ -16,10 +16,12 @@ Tables (best of several warm calls, milliseconds; no assertions):
    discrete shells, gravity, two pinned corners, inertia; 30,000 unknowns); the Hessian's
    assembly and each sparse solver's factor + solve.
 
-Upstream simkit 0.1.8 (never a dependency) is timed in a subprocess of this interpreter that
+Upstream simkit 0.1.8 (never a dependency) runs in a worker subprocess of this interpreter that
 imports only upstream's ``simkit`` package from the given site-packages folder (numpy and
-scipy stay this environment's), on the same arrays, in the same run; the ratio column is
-upstream / simkit. Without the folder the upstream columns are skipped with a note.
+scipy stay this environment's), on the same arrays; simkit and upstream alternate in blocks of
+warm calls so that both sample the same machine load, and the ratio column is upstream /
+simkit. Without
+the folder the upstream columns are skipped with a note.
 """
 import argparse
 import json
@@ -75,52 +77,85 @@ def kernels(x, C, theta0, kappa):
     }
 
 
-UPSTREAM_SCRIPT = r"""
+UPSTREAM_WORKER = r"""
 import json, os, sys, tempfile, time
 import numpy as np
-folder, data, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
+folder, data = sys.argv[1], sys.argv[2]
 link = tempfile.mkdtemp()
 os.symlink(os.path.join(folder, "simkit"), os.path.join(link, "simkit"))
 sys.path.insert(0, link)
 import warnings
 warnings.simplefilter("ignore")
 from simkit.energies.bending_energy import bending_energy_x, bending_gradient_x, bending_hessian_x
-import simkit
 d = np.load(data)
-def best_of(f, r):
-    f(); t = []
-    for _ in range(r):
-        s = time.perf_counter(); f(); t.append(time.perf_counter() - s)
-    return min(t)
-out = {"version": getattr(simkit, "__version__", "?")}
+kernels = {}
 for name in ("cloth", "chain"):
     x, C, th0, kap = d[name + "_x"], d[name + "_C"], d[name + "_theta0"], d[name + "_kappa"]
-    r = {"energy": best_of(lambda: bending_energy_x(x, C, th0, kap), repeats),
-         "gradient": best_of(lambda: bending_gradient_x(x, C, th0, kap), repeats),
-         "Hessian psd=False": best_of(lambda: bending_hessian_x(x, C, th0, kap, psd=False), repeats),
-         "Hessian psd=True": best_of(lambda: bending_hessian_x(x, C, th0, kap, psd=True), max(2, repeats // 3))}
-    r["check"] = float(bending_energy_x(x, C, th0, kap))
-    out[name] = r
-print(json.dumps(out))
+    kernels[name] = {
+        "energy": lambda x=x, C=C, t=th0, k=kap: bending_energy_x(x, C, t, k),
+        "gradient": lambda x=x, C=C, t=th0, k=kap: bending_gradient_x(x, C, t, k),
+        "Hessian psd=False": lambda x=x, C=C, t=th0, k=kap: bending_hessian_x(x, C, t, k, psd=False),
+        "Hessian psd=True": lambda x=x, C=C, t=th0, k=kap: bending_hessian_x(x, C, t, k, psd=True)}
+print(json.dumps({n: float(bending_energy_x(d[n + "_x"], d[n + "_C"], d[n + "_theta0"], d[n + "_kappa"]))
+                  for n in ("cloth", "chain")}), flush=True)
+for line in sys.stdin:       # one request per line: "problem|kernel|calls"; reply: the fastest call, seconds
+    problem, kernel, calls = line.rstrip("\n").split("|")
+    best = float("inf")
+    for _ in range(int(calls)):
+        t = time.perf_counter()
+        kernels[problem][kernel]()
+        best = min(best, time.perf_counter() - t)
+    print(best, flush=True)
 """
 
 
-def upstream_timings(folder, cloth, chain, repeats):
-    """Run the same kernels with upstream simkit in a subprocess; None if the folder has no simkit."""
-    if not folder or not os.path.isdir(os.path.join(folder, "simkit")):
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        data = os.path.join(tmp, "problems.npz")
-        # upstream orders a quad (o0, e0, e1, o1); simkit (e0, e1, o0, o1)
-        np.savez(data, cloth_x=cloth["x"], cloth_C=cloth["C"][:, [2, 0, 1, 3]],
-                 cloth_theta0=cloth["theta0"], cloth_kappa=cloth["kappa"],
-                 chain_x=chain["x"], chain_C=chain["C"], chain_theta0=chain["theta0"], chain_kappa=chain["kappa"])
-        run = subprocess.run([sys.executable, "-c", UPSTREAM_SCRIPT, folder, data, str(repeats)],
-                             capture_output=True, text=True)
-    if run.returncode != 0:
-        print(f"note: upstream run failed, columns skipped:\n{run.stderr[-2000:]}")
-        return None
-    return json.loads(run.stdout.strip().splitlines()[-1])
+class Upstream:
+    """Upstream simkit in a worker subprocess, timing a few consecutive calls per request (same arrays)."""
+
+    def __init__(self, folder, problems):
+        self.tmp = tempfile.TemporaryDirectory()
+        data = os.path.join(self.tmp.name, "problems.npz")
+        arrays = {}
+        for name, p in problems.items():
+            # upstream orders a quad (o0, e0, e1, o1); simkit (e0, e1, o0, o1)
+            C = p["C"][:, [2, 0, 1, 3]] if p["C"].shape[1] == 4 else p["C"]
+            arrays.update({name + "_x": p["x"], name + "_C": C, name + "_theta0": p["theta0"],
+                           name + "_kappa": p["kappa"]})
+        np.savez(data, **arrays)
+        self.proc = subprocess.Popen([sys.executable, "-c", UPSTREAM_WORKER, folder, data], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.energies = json.loads(self.proc.stdout.readline())
+
+    def time(self, problem, kernel, calls):
+        self.proc.stdin.write(f"{problem}|{kernel}|{calls}\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+        self.tmp.cleanup()
+
+
+def interleaved(problems, repeats, upstream, blocks=3):
+    """Best-of timings of simkit and (if given) upstream: `blocks` alternating blocks of warm calls.
+
+    Each block is a warm-up call then `repeats` consecutive calls of one side, so every figure is
+    the best of warm calls, and the two sides sample the machine's load at interleaved times.
+    """
+    ours, theirs = {}, {}
+    for name, p in problems.items():
+        for kernel, f in kernels(p["x"], p["C"], p["theta0"], p["kappa"]).items():
+            calls = repeats if "True" not in kernel else max(2, repeats // 2)
+            t_ours, t_up = [], []
+            for _ in range(blocks):
+                t_ours.append(best_of(f, calls))
+                if upstream:
+                    t_up.append(upstream.time(name, kernel, calls + 1))
+            ours.setdefault(name, {})[kernel] = min(t_ours)
+            if upstream:
+                theirs.setdefault(name, {})[kernel] = min(t_up)
+    return ours, theirs
 
 
 def print_kernel_table(title, ours, theirs, check, targets=None, ratios=None):
@@ -139,7 +174,7 @@ def print_kernel_table(title, ours, theirs, check, targets=None, ratios=None):
         print(f"{name:<20}{1e3 * t:>10.2f}" + (f"{1e3 * up:>10.2f}{ratio:>7.1f}x" if up else f"{'-':>10}{'-':>8}")
               + f"  {target}")
     if theirs:
-        print(f"(energies agree: simkit {check:.6g}, upstream {theirs['check']:.6g})")
+        print(f"(energies agree: simkit {check:.6g}, upstream {theirs['check']:.6g})")  # same arrays, same numbers
 
 
 def cloth_newton_system(cloth, h=1.0 / 60, psd=True):
@@ -202,6 +237,7 @@ def main():
     parser.add_argument("--upstream", default=os.environ.get("SIMKIT_UPSTREAM"),
                         help="site-packages folder holding upstream simkit (default: $SIMKIT_UPSTREAM)")
     parser.add_argument("--repeats", type=int, default=7, help="warm calls per figure (best is reported)")
+    parser.add_argument("--no-solver", action="store_true", help="skip the Newton-solve table")
     args = parser.parse_args()
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
                platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
@@ -209,20 +245,29 @@ def main():
           f"numpy {np.__version__}, scipy {scipy.__version__}; load average {os.getloadavg()[0]:.1f}")
 
     cloth, chain = cloth_problem(), chain_problem()
-    ours = {}
-    for name, p in (("cloth", cloth), ("chain", chain)):
-        ours[name] = {k: best_of(f, args.repeats if "True" not in k else max(3, args.repeats // 2))
-                      for k, f in kernels(p["x"], p["C"], p["theta0"], p["kappa"]).items()}
-    theirs = upstream_timings(args.upstream, cloth, chain, args.repeats)
-    if theirs is None:
+    problems = {"cloth": cloth, "chain": chain}
+    folder = args.upstream
+    upstream = Upstream(folder, problems) if folder and os.path.isdir(os.path.join(folder, "simkit")) else None
+    if upstream is None:
         print("note: upstream simkit not given (--upstream or SIMKIT_UPSTREAM); upstream columns skipped")
+    ours, theirs = interleaved(problems, args.repeats, upstream)
+    for name in theirs:
+        theirs[name]["check"] = upstream.energies[name]
+    if upstream:
+        upstream.close()
+    print("(simkit and upstream alternate in blocks of warm calls, so both sample the same machine load)")
     print_kernel_table(f"3D cloth {CLOTH}x{CLOTH}, {len(cloth['C']):,d} hinges, discrete shells, milliseconds",
-                       ours["cloth"], theirs and theirs["cloth"],
+                       ours["cloth"], theirs.get("cloth"),
                        en.bending_energy_x(cloth["x"], cloth["C"], cloth["theta0"], cloth["kappa"]), targets=TARGETS_MS)
     print_kernel_table(f"tangled 2D chain, {CHAIN:,d} nodes, bending, milliseconds", ours["chain"],
-                       theirs and theirs["chain"],
+                       theirs.get("chain"),
                        en.bending_energy_x(chain["x"], chain["C"], chain["theta0"], chain["kappa"]), ratios=CHAIN_RATIOS)
 
+    if not args.no_solver:
+        solver_table(cloth)
+
+
+def solver_table(cloth):
     energy, gradient, hessian, M, h = cloth_newton_system(cloth)
     x = cloth["x"]
     x_tilde = cloth["V"].reshape(-1, 1)

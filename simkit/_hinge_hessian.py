@@ -173,19 +173,33 @@ def _projection_2d(h, kappa, weight, out, floor):
         R = -weight * S1 / gg
         uc, ug = c / norm_c, g / norm_g
     mu_big, mu_small, cw, sw = _eig2(P, Q, R)
-    rows, cols = _UPPER_2D
+    uc_w, ug_w = _rot(uc), _rot(ug)
     for mu, w0, w1 in ((mu_big, cw, sw), (mu_small, -sw, cw)):
         lam_big, lam_small, cs, ss = _eig2(np.zeros_like(mu), A, mu)
-        a = (w1 * _rot(uc) - w0 * uc).reshape(6, -1)
-        b = (w0 * ug + w1 * _rot(ug)).reshape(6, -1)
+        a = w1 * uc_w - w0 * uc
+        b = w0 * ug + w1 * ug_w
         # the smaller eigenvalue of [[0, A], [A, mu]] is <= 0 (product -A^2): always corrected
-        v = (cs * b - ss * a) * np.sqrt(floor - lam_small)
-        out += v[rows] * v[cols]
+        _add_outer_2d(out, (cs * b - ss * a) * np.sqrt(floor - lam_small))
         low = np.flatnonzero(lam_big < floor)
         if low.size:
-            v = (cs[low] * a[:, low] + ss[low] * b[:, low]) * np.sqrt(floor - lam_big[low])
-            out[:, low] += v[rows] * v[cols]
+            extra = np.zeros((out.shape[0], low.size))
+            _add_outer_2d(extra, (cs[low] * a[..., low] + ss[low] * b[..., low]) * np.sqrt(floor - lam_big[low]))
+            out[:, low] += extra
     out += _TRANSLATION_FLOOR_2D[:, None] * floor
+
+
+def _add_outer_2d(out, v):
+    """Add the upper entries (21, m) of the 6x6 outer products of node vectors v (3, 2, m)."""
+    row = 0
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        out[row:row + 4] += (v[a][:, None] * v[b][None, :]).reshape(4, -1)
+        row += 4
+    for a in range(3):
+        x, y = v[a]
+        out[row] += x * x
+        out[row + 1] += x * y
+        out[row + 2] += y * y
+        row += 3
 
 
 _UPPER_2D = _assembly.upper_layout(3, 2)
