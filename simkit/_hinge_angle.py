@@ -135,27 +135,37 @@ class Triples:
         np.negative(g[4], out=g[4])
         return g
 
-    def node_blocks(self, kappa, weight):
-        """2x2 node blocks of ``kappa g g^T + weight hess theta`` of every hinge (kappa, weight: (c,)).
+    def upper_blocks(self, kappa, weight, out):
+        """Upper entries of every 6x6 block ``kappa g g^T + weight hess theta``, into out (21, c).
 
-        Returns a dict {(a, b): (2, 2, m) array} over node pairs a <= b of (x0, x1, x2).
+        Rows in ``simkit._assembly.upper_layout(3, 2)`` order, every entry a product of node
+        gradient components plus, on the blocks of the edges' nodes, ``T_i = +-weight M(e_i) /
+        |e_i|^4`` with ``M(a, b) = [[-2ab, a^2 - b^2], [a^2 - b^2, 2ab]]``.
         """
         g1, g2 = self.edge_gradients()
         root_k = np.sqrt(kappa)
-        g1, g2 = g1 * root_k, g2 * root_k
-        g = (-g1, g1 - g2, g2)
-        inv1, inv2, w = self.inv1, self.inv2, weight
+        (p0, p1), (r0, r1) = g1 * root_k, g2 * root_k
+        g = ((-p0, -p1), (p0 - r0, p1 - r1), (r0, r1))      # node gradients scaled by sqrt(kappa)
         T = []
-        for e, f in ((self.e1, w * inv1 * inv1), (self.e2, -w * inv2 * inv2)):
-            a, b = e
-            off = (a * a - b * b) * f
-            diag = 2.0 * a * b * f
-            T.append(np.stack([np.stack([-diag, off]), np.stack([off, diag])]))
-        T1, T2 = T
-        blocks = {(0, 0): T1, (0, 1): -T1, (0, 2): 0.0, (1, 1): T1 + T2, (1, 2): -T2, (2, 2): T2}
-        for (p, q), B in blocks.items():
-            blocks[(p, q)] = B + g[p][:, None] * g[q][None, :]
-        return blocks
+        for (a, b), f in ((self.e1, weight * self.inv1 * self.inv1), (self.e2, -weight * self.inv2 * self.inv2)):
+            T.append((-2.0 * a * b * f, (a * a - b * b) * f))   # (T[0,0] = -T[1,1], T[0,1])
+        (D1, O1), (D2, O2) = T
+        theta_part = {(0, 1): ((-D1, -O1), (-O1, D1)), (1, 2): ((-D2, -O2), (-O2, D2))}
+        row = 0
+        for a, b in ((0, 1), (0, 2), (1, 2)):
+            for i in range(2):
+                for j in range(2):
+                    np.multiply(g[a][i], g[b][j], out=out[row])
+                    if (a, b) in theta_part:
+                        out[row] += theta_part[(a, b)][i][j]
+                    row += 1
+        diagonal = {0: (D1, O1, -D1), 1: (D1 + D2, O1 + O2, -(D1 + D2)), 2: (D2, O2, -D2)}
+        for a in range(3):
+            for (i, j), t in zip(((0, 0), (0, 1), (1, 1)), diagonal[a]):
+                np.multiply(g[a][i], g[a][j], out=out[row])
+                out[row] += t
+                row += 1
+        return out
 
 
 class Quads:

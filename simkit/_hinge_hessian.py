@@ -173,19 +173,31 @@ def _projection_2d(h, kappa, weight, out, floor):
         R = -weight * S1 / gg
         uc, ug = c / norm_c, g / norm_g
     mu_big, mu_small, cw, sw = _eig2(P, Q, R)
-    uc_w, ug_w = _rot(uc), _rot(ug)
+    basis = (uc, _rot(uc), ug, _rot(ug))
     for mu, w0, w1 in ((mu_big, cw, sw), (mu_small, -sw, cw)):
+        # [[0, A], [A, mu]] on (a, b) = (w1 Wc - w0 c, w0 g + w1 Wg): its smaller eigenvalue is <= 0
+        # (product -A^2) and always corrected, v = cs b - ss a; the larger (v = cs a + ss b) where
+        # it is below the floor
         lam_big, lam_small, cs, ss = _eig2(np.zeros_like(mu), A, mu)
-        a = w1 * uc_w - w0 * uc
-        b = w0 * ug + w1 * ug_w
-        # the smaller eigenvalue of [[0, A], [A, mu]] is <= 0 (product -A^2): always corrected
-        _add_outer_2d(out, (cs * b - ss * a) * np.sqrt(floor - lam_small))
+        k = np.sqrt(floor - lam_small)
+        _add_outer_2d(out, _combine(basis, (ss * w0 * k, -ss * w1 * k, cs * w0 * k, cs * w1 * k)))
         low = np.flatnonzero(lam_big < floor)
         if low.size:
+            k = np.sqrt(floor - lam_big[low])
+            c_, s_, w0_, w1_ = cs[low], ss[low], w0[low], w1[low]
             extra = np.zeros((out.shape[0], low.size))
-            _add_outer_2d(extra, (cs[low] * a[..., low] + ss[low] * b[..., low]) * np.sqrt(floor - lam_big[low]))
+            _add_outer_2d(extra, _combine([u[..., low] for u in basis],
+                                          (-c_ * w0_ * k, c_ * w1_ * k, s_ * w0_ * k, s_ * w1_ * k)))
             out[:, low] += extra
     out += _TRANSLATION_FLOOR_2D[:, None] * floor
+
+
+def _combine(basis, coefficients):
+    """Node vectors (3, 2, m): sum of the basis vectors (3, 2, m) times per-hinge coefficients (m,)."""
+    v = basis[0] * coefficients[0]
+    for u, c in zip(basis[1:], coefficients[1:]):
+        v += u * c
+    return v
 
 
 def _add_outer_2d(out, v):
@@ -232,13 +244,16 @@ def upper_blocks(Xt, C, theta0, kappa, psd, chunk=None):
         h = hinges(Xt, C[sl])
         k = kappa[sl]
         weight = k * angle_difference(h.theta, theta0[sl])
-        blocks = h.node_blocks(k, weight)
         part = out[:, sl]
-        _write_upper(part, blocks, q, dim)
-        if psd and q == 4:
-            _projection_3d(blocks, part, EIGENVALUE_FLOOR)
-        elif psd:
-            _projection_2d(h, k, weight, part, EIGENVALUE_FLOOR)
+        if q == 3:
+            h.upper_blocks(k, weight, part)
+            if psd:
+                _projection_2d(h, k, weight, part, EIGENVALUE_FLOOR)
+        else:
+            blocks = h.node_blocks(k, weight)
+            _write_upper(part, blocks, q, dim)
+            if psd:
+                _projection_3d(blocks, part, EIGENVALUE_FLOOR)
         if psd and h.degenerate.any():
             # psd_project of a zero block; the 2D closed form needs a non-degenerate hinge frame
             part[:, h.degenerate] = floor_block
