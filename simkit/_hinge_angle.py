@@ -226,19 +226,20 @@ class Quads:
         np.negative(g[0:3], out=g[0:3])
         return g
 
-    def node_blocks(self, kappa, weight):
-        """3x3 node blocks of ``kappa g g^T + weight hess theta`` (g = grad theta) of every hinge.
+    def upper_blocks(self, kappa, weight, out):
+        """Upper entries of every 12x12 block ``kappa g g^T + weight hess theta`` (g = grad theta).
 
-        Returns a dict {(a, b): (3, 3, m) array} over node pairs a <= b of (e0, e1, o0, o1);
-        kappa and weight are (c,) (weight = kappa (theta - theta0) for the energy's Hessian).
+        Writes into out (78, c), rows in ``simkit._assembly.upper_layout(4, 3)`` order (the
+        off-diagonal 3x3 node blocks of (e0, e1, o0, o1) in full, then the diagonal ones' upper
+        triangles); kappa and weight are (c,) (weight = kappa (theta - theta0) for the energy).
+        Each node block is ``g_a g_b^T`` plus the module docstring's closed form of hess theta.
         """
         alpha0, alpha1, nu0, nu1 = self.derived()
         a0, a1 = alpha0, alpha1
         b0, b1 = 1.0 - a0, 1.0 - a1
-        v0, v1 = nu0, nu1
         root_k = np.sqrt(kappa)
         # Gauss-Newton part: outer products of the node gradients scaled by sqrt(kappa)
-        gv0, gv1 = v0 * root_k, v1 * root_k
+        gv0, gv1 = nu0 * root_k, nu1 * root_k
         g = (gv0 * b0 + gv1 * b1, gv0 * a0 + gv1 * a1, -gv0, -gv1)
         # curvature part, every term scaled by weight
         w, ee, e = weight, self.ee, self.e
@@ -247,32 +248,45 @@ class Quads:
             inv_ee = 1.0 / ee
             f0 = w * ee / self.A0
             f1 = w * ee / self.A1
+            h0 = self.A0 * 0.5 * inv_ee * inv_ee              # W_d = h0 W_0 + h1 W_1
+            h1 = self.A1 * 0.5 * inv_ee * inv_ee
         if bad.any():
-            for v in (inv_ee, f0, f1):
+            for v in (inv_ee, f0, f1, h0, h1):
                 v[bad] = 0.0
-        # weight * W_i = sym(r_i nu_i^T) with r_i = weight |e|^2 q_i / A_i
-        W0 = ((self.a - a0 * e) * f0)[:, None] * v0[None, :]
+        # weight * W_i = sym(r_i nu_i^T) with r_i = weight |e|^2 q_i / A_i; weight * R_i = e (weight nu_i / |e|^2)^T
+        W0 = ((self.a - a0 * e) * f0)[:, None] * nu0[None, :]
         W0 += W0.transpose(1, 0, 2)
-        W1 = ((self.b - a1 * e) * f1)[:, None] * v1[None, :]
+        W1 = ((self.b - a1 * e) * f1)[:, None] * nu1[None, :]
         W1 += W1.transpose(1, 0, 2)
-        half = 0.5 * inv_ee * inv_ee
-        Wd = W0 * (self.A0 * half) + W1 * (self.A1 * half)
-        R0 = e[:, None] * (v0 * (w * inv_ee))[None, :]
-        R1 = e[:, None] * (v1 * (w * inv_ee))[None, :]
+        R0 = e[:, None] * (nu0 * (w * inv_ee))[None, :]
+        R1 = e[:, None] * (nu1 * (w * inv_ee))[None, :]
         R0t, R1t = R0.transpose(1, 0, 2), R1.transpose(1, 0, 2)
-        S0, S1 = R0 + R0t, R1 + R1t
-        blocks = {
-            (0, 0): b0 * b0 * W0 + b1 * b1 * W1 + Wd + b0 * S0 + b1 * S1,
-            (0, 1): a0 * b0 * W0 + a1 * b1 * W1 - Wd + a0 * R0t + a1 * R1t - b0 * R0 - b1 * R1,
-            (0, 2): -(b0 * W0) - R0t,
-            (0, 3): -(b1 * W1) - R1t,
-            (1, 1): a0 * a0 * W0 + a1 * a1 * W1 + Wd - a0 * S0 - a1 * S1,
-            (1, 2): R0t - a0 * W0,
-            (1, 3): R1t - a1 * W1,
-            (2, 2): W0,
-            (2, 3): 0.0,
-            (3, 3): W1,
+        # node block (a, b) = sum of coefficient * basis matrix, + g_a g_b^T
+        terms = {
+            (0, 1): ((a0 * b0 - h0, W0), (a1 * b1 - h1, W1), (a0, R0t), (a1, R1t), (-b0, R0), (-b1, R1)),
+            (0, 2): ((-b0, W0), (-1.0, R0t)),
+            (0, 3): ((-b1, W1), (-1.0, R1t)),
+            (1, 2): ((-a0, W0), (1.0, R0t)),
+            (1, 3): ((-a1, W1), (1.0, R1t)),
+            (2, 3): (),
+            (0, 0): ((b0 * b0 + h0, W0), (b1 * b1 + h1, W1), (b0, R0), (b0, R0t), (b1, R1), (b1, R1t)),
+            (1, 1): ((a0 * a0 + h0, W0), (a1 * a1 + h1, W1), (-a0, R0), (-a0, R0t), (-a1, R1), (-a1, R1t)),
+            (2, 2): ((1.0, W0),),
+            (3, 3): ((1.0, W1),),
         }
-        for (p, q), B in blocks.items():
-            blocks[(p, q)] = B + g[p][:, None] * g[q][None, :]
-        return blocks
+        m = w.shape[0]
+        block = np.empty((3, 3, m))
+        for row, (p, q) in zip(range(0, 54, 9), ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))):
+            view = out[row:row + 9].reshape(3, 3, m)
+            np.multiply(g[p][:, None], g[q][None, :], out=view)
+            for coefficient, basis in terms[(p, q)]:
+                view += basis * coefficient
+        for row, p in zip(range(54, 78, 6), range(4)):
+            np.multiply(g[p][:, None], g[p][None, :], out=block)
+            for coefficient, basis in terms[(p, p)]:
+                block += basis * coefficient
+            out[row:row + 6] = block.reshape(9, m)[_UPPER_3X3]
+        return out
+
+
+_UPPER_3X3 = np.array([0, 1, 2, 4, 5, 8])          # (0,0), (0,1), (0,2), (1,1), (1,2), (2,2) of a 3x3

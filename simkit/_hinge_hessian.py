@@ -58,35 +58,22 @@ class _Frame:
 _FRAMES = {3: _Frame(L3)}
 
 
-def _write_upper(out, blocks, q, dim):
-    """Store node blocks {(a, b): (dim, dim, m)} into out (u, m) in upper_layout order."""
-    row = 0
-    for a in range(q):
-        for b in range(a + 1, q):
-            out[row:row + dim * dim] = np.broadcast_to(blocks[(a, b)], (dim, dim, out.shape[1])
-                                                       ).reshape(dim * dim, -1)
-            row += dim * dim
-    iu = np.triu_indices(dim)
-    for a in range(q):
-        out[row:row + iu[0].size] = blocks[(a, a)][iu]
-        row += iu[0].size
+def _edge_rows_3d():
+    """Rows of the upper layout (78 rows) holding the 81 entries of the edge-vector block By.
+
+    By's 3x3 blocks (k, j) are the node blocks (k + 1, j + 1) of (e0, e1, o0, o1); the lower
+    ones and the lower halves of the diagonal ones come from symmetry.
+    """
+    rows, cols = _assembly.upper_layout(4, 3)
+    where = {(r, c): i for i, (r, c) in enumerate(zip(rows, cols))}
+    return np.array([where[(min(i, j), max(i, j))] for i in range(3, 12) for j in range(3, 12)])
 
 
-def _edge_block_3d(blocks):
-    """The 9x9 edge-vector block By (9, 9, m) of a quad: node blocks (1..3, 1..3)."""
-    m = blocks[(1, 1)].shape[-1]
-    By = np.empty((3, 3, 3, 3, m))
-    for k in range(3):
-        for j in range(k, 3):
-            B = np.broadcast_to(blocks[(k + 1, j + 1)], (3, 3, m))
-            By[k, :, j] = B
-            if j != k:
-                By[j, :, k] = B.transpose(1, 0, 2)
-    return By.reshape(9, 9, m)
+_EDGE_ROWS_3D = _edge_rows_3d()
 
 
-def _projection_3d(blocks, out, floor):
-    """Add ``psd_project(B) - B`` to the exact upper entries out[:, sl] of quads.
+def _projection_3d(out, floor):
+    """Add ``psd_project(B) - B`` to the exact upper entries out (78, m) of quads.
 
     With ``Bt = V diag(lambda) V^T`` the reduced block, ``psd(B) - B`` is
     ``sum_{lambda_k < floor} (floor - lambda_k) z_k z_k^T + floor * (translations)`` with
@@ -95,7 +82,7 @@ def _projection_3d(blocks, out, floor):
     """
     frame = _FRAMES[3]
     m = out.shape[1]
-    By = np.ascontiguousarray(np.moveaxis(_edge_block_3d(blocks), -1, 0))
+    By = np.ascontiguousarray(out[_EDGE_ROWS_3D].T).reshape(m, 9, 9)
     lam, V = np.linalg.eigh(frame.half @ By @ frame.half)
     K = int((lam < floor).sum(axis=1).max(initial=0))
     if K:
@@ -245,15 +232,11 @@ def upper_blocks(Xt, C, theta0, kappa, psd, chunk=None):
         k = kappa[sl]
         weight = k * angle_difference(h.theta, theta0[sl])
         part = out[:, sl]
-        if q == 3:
-            h.upper_blocks(k, weight, part)
-            if psd:
-                _projection_2d(h, k, weight, part, EIGENVALUE_FLOOR)
-        else:
-            blocks = h.node_blocks(k, weight)
-            _write_upper(part, blocks, q, dim)
-            if psd:
-                _projection_3d(blocks, part, EIGENVALUE_FLOOR)
+        h.upper_blocks(k, weight, part)
+        if psd and q == 3:
+            _projection_2d(h, k, weight, part, EIGENVALUE_FLOOR)
+        elif psd:
+            _projection_3d(part, EIGENVALUE_FLOOR)
         if psd and h.degenerate.any():
             # psd_project of a zero block; the 2D closed form needs a non-degenerate hinge frame
             part[:, h.degenerate] = floor_block
