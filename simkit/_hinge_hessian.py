@@ -105,21 +105,23 @@ def _eig2(p, q, r):
     """Eigen-decomposition of symmetric 2x2 [[p, q], [q, r]] without trigonometry.
 
     Returns (larger, smaller, cos t, sin t): (cos t, sin t) is the eigenvector of the larger
-    eigenvalue and (-sin t, cos t) of the smaller, ``t = atan2(q, (p - r)/2) / 2``. The
-    half-angle formulas take the square root only of the non-cancelling ``1 +- cos 2t``.
+    eigenvalue and (-sin t, cos t) of the smaller. The eigenvector is ``(half + radius, q)`` or
+    ``(q, radius - half)`` (``half = (p - r)/2``, ``radius = hypot(half, q)``), whichever adds
+    terms of the same sign; a multiple of the identity gets (1, 0).
     """
     half = 0.5 * (p - r)
     radius = np.hypot(half, q)
     mid = 0.5 * (p + r)
-    flat = radius == 0
-    safe = np.where(flat, 1.0, radius)
-    cos2 = np.where(flat, 1.0, half / safe)
-    sin2 = np.where(flat, 0.0, q / safe)
-    upper = cos2 >= 0
-    cos_t = np.sqrt(0.5 * (1.0 + np.where(upper, cos2, -cos2)))
-    cos_t, sin_t = (np.where(upper, cos_t, 0.5 * np.abs(sin2) / cos_t),
-                    np.where(upper, 0.5 * sin2 / cos_t, np.copysign(cos_t, sin2)))
-    return mid + radius, mid - radius, cos_t, sin_t
+    right = half >= 0
+    x = np.where(right, half + radius, q)
+    y = np.where(right, q, radius - half)
+    norm = np.hypot(x, y)
+    flat = norm == 0
+    norm[flat] = 1.0
+    x /= norm
+    y /= norm
+    x[flat] = 1.0
+    return mid + radius, mid - radius, x, y
 
 
 def _rot(v):
