@@ -255,7 +255,7 @@ def main():
         theirs[name]["check"] = upstream.energies[name]
     if upstream:
         upstream.close()
-    print("(simkit and upstream alternate in blocks of warm calls, so both sample the same machine load)")
+        print("(simkit and upstream alternate in blocks of warm calls, so both sample the same machine load)")
     print_kernel_table(f"3D cloth {CLOTH}x{CLOTH}, {len(cloth['C']):,d} hinges, discrete shells, milliseconds",
                        ours["cloth"], theirs.get("cloth"),
                        en.bending_energy_x(cloth["x"], cloth["C"], cloth["theta0"], cloth["kappa"]), targets=TARGETS_MS)
