@@ -12,7 +12,7 @@ def _hinge_geometry(X, C):
 
 
 def discrete_shells_stiffness(X, C, k_bend=1.0):
-    """Stiffness ``kappa`` of every hinge of the discrete-shells energy (Grinspun et al. 2003).
+    r"""Stiffness ``kappa`` of every hinge of the discrete-shells energy (Grinspun et al. 2003).
 
     Parameters
     ----------
@@ -26,12 +26,19 @@ def discrete_shells_stiffness(X, C, k_bend=1.0):
     Returns
     -------
     kappa : (c, 1) float array
-        ``kappa_h = k_bend 3 |e_h|^2 / (A_1 + A_2)`` from the rest hinge edge e_h and the rest
-        areas A_1, A_2 of its two triangles, for the density ``1/2 kappa (theta - theta0)^2``
-        of ``simkit.energies.bending_energy_x``. ``3 |e|^2 / (A_1 + A_2) = |e| / h_e`` with
-        ``h_e`` a third of the mean altitude onto e, Grinspun et al.'s weight. Upstream simkit
-        0.1.8 weights its hinges by ``|e| / h`` with h the mean altitude itself: one third of
-        this weight, for the same modulus.
+        :math:`\kappa_h = k\,3\lVert e_h\rVert^2/(A_1+A_2)` from the rest hinge edge
+        :math:`e_h` and the rest areas :math:`A_1, A_2` of its two triangles, for the density
+        ``1/2 kappa (theta - theta0)^2`` of ``simkit.energies.bending_energy_x``.
+
+    Notes
+    -----
+    ``3 |e|^2 / (A_1 + A_2) = 3 |e| / h`` with h the mean altitude of the two triangles onto
+    e: Grinspun et al.'s weight. Their energy ``k 3 |e|^2 / A (theta - theta0)^2`` carries no
+    1/2, so for the same modulus k the energy here is half of theirs. Upstream simkit 0.1.8
+    weights its hinges by ``|e| / h`` (one third of this weight) in the density
+    ``ym |e| / h (theta - theta0)^2`` (no 1/2): for ``ym = k`` the energy here is 3/2 of
+    upstream's. Either way the weight scales as ``|e| / h``, so a rolled grid sheet's energy
+    depends on its triangulation (see the cylinder test); calibrate k per mesh family.
     """
     X = _validate.positions(X, "X", dims=(3,))
     C = _validate.index_array(C, "C", 4, X.shape[0])

@@ -81,3 +81,19 @@ def test_cylinder_energy_times_radius_squared_is_constant_over_a_decade():
     assert scaled.min() > 0
     assert np.ptp(scaled) / scaled.mean() < 0.01
     assert (simkit.dihedral_angles(_roll(V, 2.0), C) > -ROUNDOFF).all()   # bends away from the +y normals
+
+
+@pytest.mark.parametrize("psd", [False, True])
+def test_gradient_and_hessian_rotate_with_the_sheet(psd):
+    V, C = _sheet(6)
+    X = V + 0.1 * np.random.default_rng(8).standard_normal(V.shape)
+    rng = np.random.default_rng(9)
+    R = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    R *= np.sign(np.linalg.det(R))
+    moved = X @ R.T + rng.standard_normal(3)
+    RR = np.kron(np.eye(len(V)), R)
+    kwargs = {"X0": V, "k_bend": K_BEND}
+    g, g_moved = (discrete_shells_bending_gradient(Y.reshape(-1, 1), C, **kwargs) for Y in (X, moved))
+    np.testing.assert_allclose(g_moved, RR @ g, atol=1e-10 * np.abs(g).max())
+    H, H_moved = (discrete_shells_bending_hessian(Y.reshape(-1, 1), C, psd=psd, **kwargs).toarray() for Y in (X, moved))
+    np.testing.assert_allclose(H_moved, RR @ H @ RR.T, atol=1e-10 * np.abs(H).max())

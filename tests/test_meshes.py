@@ -101,3 +101,16 @@ def test_shell_stiffness_rejects_collapsed_hinges():
     X = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0], [3.0, 0, 0]])
     with pytest.raises(ValueError, match="X: .*zero area"):
         simkit.discrete_shells_stiffness(X, np.array([[0, 1, 2, 3]]))
+
+
+def test_shell_energy_relation_to_upstream_and_grinspun():
+    # unit hinge edge, apex altitudes 1 and 2 (mean 1.5), flap o1 turned by 0.3 rad
+    X0 = np.array([[0.0, 0, 0], [1.0, 0, 0], [0.3, 0, -1.0], [0.6, 0, 2.0]])
+    X = X0.copy()
+    X[3] = [0.6, 2.0 * np.sin(0.3), 2.0 * np.cos(0.3)]
+    C = np.array([[0, 1, 2, 3]])
+    energy = simkit.energies.discrete_shells_bending_energy(X.reshape(-1, 1), C, X0=X0, k_bend=1.0)
+    grinspun = 3.0 * 1.0 / 1.5 * 0.3**2           # k 3 |e|^2 / A (theta - theta0)^2, A = |e| * mean altitude
+    upstream = 1.0 / 1.5 * 0.3**2                 # ym |e| / h (theta - theta0)^2 (upstream 0.1.8 gives 0.06)
+    np.testing.assert_allclose(energy, 0.5 * grinspun, rtol=ROUNDOFF)
+    np.testing.assert_allclose(energy, 1.5 * upstream, rtol=ROUNDOFF)

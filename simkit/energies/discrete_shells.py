@@ -39,7 +39,7 @@ def _rest_state(C, theta0, kappa, X0, k_bend):
 
 
 def discrete_shells_bending_energy(x, C, theta0=None, kappa=None, *, X0=None, k_bend=None):
-    """Discrete-shells bending energy.
+    r"""Discrete-shells bending energy.
 
     Parameters
     ----------
@@ -57,13 +57,14 @@ def discrete_shells_bending_energy(x, C, theta0=None, kappa=None, *, X0=None, k_
     Returns
     -------
     energy : float
-        ``sum_h 1/2 kappa_h (theta_h - theta0_h)^2``.
+        :math:`E = \sum_h \tfrac12 \kappa_h (\theta_h - \theta_{0,h})^2`, with
+        :math:`\kappa_h = k\,3\lVert e_h\rVert^2/(A_1+A_2)` from X0 and k_bend.
     """
     return bending_energy_x(x, C, *_rest_state(C, theta0, kappa, X0, k_bend))
 
 
 def discrete_shells_bending_gradient(x, C, theta0=None, kappa=None, *, X0=None, k_bend=None):
-    """Gradient of ``discrete_shells_bending_energy``.
+    r"""Gradient of ``discrete_shells_bending_energy``.
 
     Parameters
     ----------
@@ -79,13 +80,13 @@ def discrete_shells_bending_gradient(x, C, theta0=None, kappa=None, *, X0=None, 
     Returns
     -------
     g : (n*3, 1) float array
-        ``sum_h kappa_h (theta_h - theta0_h) grad theta_h``.
+        :math:`\nabla E = \sum_h \kappa_h (\theta_h - \theta_{0,h}) \nabla\theta_h`.
     """
     return bending_gradient_x(x, C, *_rest_state(C, theta0, kappa, X0, k_bend))
 
 
 def discrete_shells_bending_hessian(x, C, theta0=None, kappa=None, *, X0=None, k_bend=None, psd=False):
-    """Hessian of ``discrete_shells_bending_energy``.
+    r"""Hessian of ``discrete_shells_bending_energy``.
 
     Parameters
     ----------
@@ -103,6 +104,7 @@ def discrete_shells_bending_hessian(x, C, theta0=None, kappa=None, *, X0=None, k
     Returns
     -------
     H : (n*3, n*3) scipy.sparse.csc_matrix
-        ``sum_h kappa_h (grad theta_h grad theta_h^T + (theta_h - theta0_h) hess theta_h)``.
+        :math:`H = \sum_h \kappa_h (\nabla\theta_h \nabla\theta_h^T + (\theta_h - \theta_{0,h}) \nabla^2\theta_h)`;
+        with ``psd=True`` each 12x12 hinge block is replaced by ``simkit.psd_project`` of it.
     """
     return bending_hessian_x(x, C, *_rest_state(C, theta0, kappa, X0, k_bend), psd=psd)

@@ -18,6 +18,7 @@ import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
 from .. import _validate
+from .sparse_solve import sparse_solve
 
 ARMIJO_CONSTANT = 0.01
 MAX_HALVINGS = 60
@@ -30,7 +31,7 @@ def _solve(H, rhs):
         warnings.simplefilter("error", spla.MatrixRankWarning)
         try:
             if sps.issparse(H):
-                u = spla.spsolve(sps.csc_matrix(H), rhs[:, 0])
+                u = sparse_solve(H, rhs[:, 0])
             else:
                 u = np.linalg.solve(np.asarray(H, dtype=float), rhs[:, 0])
         except (spla.MatrixRankWarning, RuntimeError, np.linalg.LinAlgError) as err:
