@@ -1938,19 +1938,23 @@ def profile_plot(curves, xlabel="", ylabel="", title=None, colors=None, styles=N
 
 
 PLOTLY_STATIC = "vendor"
-"""str : folder under the site's ``_static/`` that holds the vendored plotly.js (``book/_ext/vendor_plotly.py``)."""
+"""str : folder under the site's ``_static/`` that holds the vendored plotly.js (``scripts/vendor_plotly.py``)."""
 
 
 def plotly_js_name():
-    """File name of the plotly.js bundle the installed plotly wheel ships, versioned: ``"plotly-4.1.1.min.js"``.
+    """File name of the vendored plotly.js 3D bundle, for the version the pinned plotly wheel writes figures for.
+
+    ``scripts/vendor_plotly.py`` vendors that bundle (npm's ``plotly.js-gl3d-dist-min``) into
+    ``book/_static/vendor/``, which the site serves as ``_static/vendor/``.
 
     Returns
     -------
     name : str
+        ``"plotly-gl3d-<version>.min.js"``, e.g. ``"plotly-gl3d-4.1.1.min.js"``.
     """
     from plotly.offline import get_plotlyjs_version
 
-    return f"plotly-{get_plotlyjs_version()}.min.js"
+    return f"plotly-gl3d-{get_plotlyjs_version()}.min.js"
 
 
 def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", script_src=None, height=480,

@@ -50,7 +50,7 @@ def test_view_loads_offline_and_draws_the_cloth(cloth_page, base_url):  # noqa: 
     page, problems = cloth_page
     assert problems == []                  # no console error, failed request or request off the site
     src = page.evaluate("[...document.scripts].map(s => s.src).filter(s => s.includes('plotly'))")
-    assert len(src) == 1 and src[0].startswith(base_url + "_static/vendor/plotly-")
+    assert len(src) == 1 and src[0].startswith(base_url + "_static/vendor/plotly-gl3d-")
     pixels = view_pixels(page)
     background = np.array([255, 255, 255])
     cloth = np.abs(pixels - background).max(axis=2) > 40

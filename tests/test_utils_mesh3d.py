@@ -1,5 +1,6 @@
 """utils, 3D section: camera, flat shading, mesh figures and videos, the interactive plotly view."""
 import re
+from pathlib import Path
 
 import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
@@ -180,7 +181,16 @@ def test_mesh_viewer_html_default_src_is_the_vendored_bundle(sheet):
     V, F = sheet
     html = utils.mesh_viewer_html(V[None], F, [0.0]).data
     assert f'src="../_static/vendor/{utils.plotly_js_name()}"' in html
-    assert re.fullmatch(r"plotly-\d+\.\d+\.\d+\.min\.js", utils.plotly_js_name())
+    assert re.fullmatch(r"plotly-gl3d-\d+\.\d+\.\d+\.min\.js", utils.plotly_js_name())
+
+
+def test_the_vendored_bundle_is_the_plotly_js_the_wheel_writes_figures_for():
+    from plotly.offline import get_plotlyjs_version
+
+    bundle = Path(utils.ROOT) / "book" / "_static" / utils.PLOTLY_STATIC / utils.plotly_js_name()
+    head = bundle.read_bytes()[:200].decode()
+    assert f"plotly.js (gl3d - minified) v{get_plotlyjs_version()}" in head
+    assert bundle.with_name(bundle.name.replace(".min.js", ".LICENSE.txt")).read_text().startswith("MIT License")
 
 
 @pytest.mark.parametrize("bad, match", [
