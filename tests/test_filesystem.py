@@ -491,9 +491,12 @@ def _decode_first_frame(path):
 # interrupted writers: signals and stale temporary files
 # ---------------------------------------------------------------------------------------
 
-# Renders a long animation to argv[1]: a test signals it mid-render.
+# Renders a long animation to argv[1]: a test signals it mid-render. SIGINT gets Python's usual
+# handler even when the test runs where it is ignored (a background job of a script, as CI may be).
 RENDER_FOREVER = """
+import signal
 import sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
