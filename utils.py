@@ -32,7 +32,6 @@ energy terms
     (an offline, interactive plotly view of a precomputed trajectory).
 """
 import base64
-import numbers
 import os
 import re
 from typing import NamedTuple
@@ -80,9 +79,10 @@ def notebook_results_path(name):
     path : str
         Absolute path of the (existing) folder.
     """
-    if not isinstance(name, str) or name in ("", ".", "..") or os.sep in name or (
-            os.altsep and os.altsep in name):
-        raise ValueError(f"name must be a non-empty folder name without path separators, got {name!r}")
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a str, got {type(name).__name__}")
+    if name in ("", ".", "..") or os.sep in name or (os.altsep and os.altsep in name):
+        raise ValueError(f"name: expected a non-empty folder name without path separators, got {name!r}")
     base = os.environ.get(RESULTS_ENV, "")
     path = os.path.join(os.path.abspath(os.path.expanduser(base)) if base else os.path.join(ROOT, "results"), name)
     os.makedirs(path, exist_ok=True)
@@ -147,9 +147,11 @@ class Chapter:
     """
 
     def __init__(self, name):
-        match = CHAPTER_NAME.fullmatch(name) if isinstance(name, str) else None
+        if not isinstance(name, str):
+            raise TypeError(f"name: expected a str, got {type(name).__name__}")
+        match = CHAPTER_NAME.fullmatch(name)
         if match is None:
-            raise ValueError(f"name must be a notebook name 'NNN_topic' (three digits, then lower-case "
+            raise ValueError(f"name: expected a notebook name 'NNN_topic' (three digits, then lower-case "
                              f"words joined by '_'), got {name!r}")
         self.name = name
         self.prefix = match.group(1)
@@ -175,8 +177,10 @@ class Chapter:
         published : str
             ``<media_dir()>/<prefix>_<name><suffix>``.
         """
-        if not isinstance(name, str) or not MEDIA_NAME.fullmatch(name):
-            raise ValueError(f"name must be a lower-case media name like 'cable_static' ([a-z0-9_]), got {name!r}")
+        if not isinstance(name, str):
+            raise TypeError(f"name: expected a str, got {type(name).__name__}")
+        if not MEDIA_NAME.fullmatch(name):
+            raise ValueError(f"name: expected a lower-case media name like 'cable_static' ([a-z0-9_]), got {name!r}")
         return (os.path.join(self.results_dir, name + suffix),
                 os.path.join(media_dir(), f"{self.prefix}_{name}{suffix}"))
 
@@ -200,7 +204,7 @@ class Chapter:
         from IPython.display import Image
 
         if not isinstance(fig, Figure):
-            raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+            raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
         result, published = self.paths(name, ".png")
         try:
             path = save_figure(fig, result, copy_to=published, dpi=DENSITY * fig.dpi)
@@ -236,10 +240,11 @@ class Chapter:
             See ``embed_video``; shown at the figure's size in CSS pixels.
         """
         if not isinstance(fig, Figure):
-            raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+            raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
         if not isinstance(alt, str) or len(alt.split()) < 3:
             plt.close(fig)
-            raise ValueError(f"alt must describe the video in a few words (a sentence), got {alt!r}")
+            error = ValueError if isinstance(alt, str) else TypeError
+            raise error(f"alt: expected a few words (a sentence) describing the video, got {alt!r}")
         result, published = self.paths(name, ".mp4")
         try:
             check_frames_inside(anim, name)
@@ -572,7 +577,7 @@ def plot_spring_network(ax, X, E, pins=None, node_values=None, edge_values=None,
     E = _edges(E, n)
     pins = _indices(pins if pins is not None else [], n, "pins")
     if node_values is not None and edge_values is not None:
-        raise ValueError("pass node_values or edge_values, not both (one colorbar per network)")
+        raise ValueError("node_values, edge_values: expected one of them, not both (one colorbar per network)")
     if node_values is not None:
         node_values = _values(node_values, n, "node_values", "node")
     if edge_values is not None:
@@ -698,12 +703,13 @@ def phase_plot(series, xlabel="", ylabel="", title=None, figsize=(7.5, 5.5), col
     ax : matplotlib.axes.Axes
     """
     if not isinstance(series, dict) or not series:
-        raise ValueError(f"series must be a non-empty dict {{name: (k, 2) array}}, got {type(series).__name__}")
+        error = ValueError if isinstance(series, dict) else TypeError
+        raise error(f"series: expected a non-empty dict {{name: (k, 2) array}}, got {type(series).__name__}")
     paths = {}
     for key, v in series.items():
         v = _finite_array(v, f"series[{key!r}]")
         if v.ndim != 2 or v.shape[1] != 2 or v.shape[0] == 0:
-            raise ValueError(f"series[{key!r}] must be a (k, 2) array of phase-plane points, got shape {v.shape}")
+            raise ValueError(f"series[{key!r}]: expected a (k, 2) array of phase-plane points, got shape {v.shape}")
         paths[key] = v
     cols = _colors(INTEGRATOR_COLORS if colors is None else colors, paths)
     with style():
@@ -745,7 +751,7 @@ def residual_plot(series, t=None, ax=None, markers=False, xlabel="iteration", yl
     lengths = {v.shape[0] for v in series.values()}
     if t is None:
         if len(lengths) != 1:
-            raise ValueError(f"series have different lengths {sorted(lengths)}; pass t or equal-length series")
+            raise ValueError(f"series: expected equal lengths without t, got {sorted(lengths)}; pass t or equal-length series")
         t = np.arange(lengths.pop(), dtype=float)
     else:
         t = _finite_array(t, "t").reshape(-1)
@@ -790,12 +796,12 @@ def loglog_plot(x, series, xlabel="", ylabel="", colors=None, ref_slopes=None, t
     x = _finite_array(x, "x").reshape(-1)
     series = _series(series, x.shape[0], "series", "entries in x")
     if np.any(x <= 0):
-        raise ValueError("x must be positive on log-log axes")
+        raise ValueError("x: expected positive values on log-log axes")
     for key, y in series.items():
         if np.any(y <= 0):
-            raise ValueError(f"series[{key!r}] must be positive on log-log axes")
+            raise ValueError(f"series[{key!r}]: expected positive values on log-log axes")
     if ref_slopes is not None and not isinstance(ref_slopes, dict):
-        raise ValueError(f"ref_slopes must be a dict {{label: slope}}, got {type(ref_slopes).__name__}")
+        raise TypeError(f"ref_slopes: expected a dict {{label: slope}}, got {type(ref_slopes).__name__}")
     slopes = {key: _finite_array(s, f"ref_slopes[{key!r}]").item() for key, s in (ref_slopes or {}).items()}
     cols = _colors(colors, series)
     with style():
@@ -911,7 +917,7 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
     E = _edges(E, n)
     t = _finite_array(t, "t").reshape(-1)
     if t.shape[0] != T:
-        raise ValueError(f"t has {t.shape[0]} values but there are {T} states; pass one t per state")
+        raise ValueError(f"t: expected one value per state ({T}), got {t.shape[0]}")
     series = _series(series, T, "series", "states")
     if rest is not None:
         rest = _points(rest, "rest", n)
@@ -975,17 +981,17 @@ def _polylines(refs, name):
     if refs is None:
         return {}
     if not isinstance(refs, dict):
-        raise ValueError(f"{name} must be a dict {{label: (k, 2) points}}, got {type(refs).__name__}")
+        raise TypeError(f"{name}: expected a dict {{label: (k, 2) points}}, got {type(refs).__name__}")
     out = {}
     for label, pts in refs.items():
         try:
             pts = np.asarray(pts, dtype=float)
         except (TypeError, ValueError) as err:
-            raise ValueError(f"{name}[{label!r}] must be a numeric (k, 2) array: {err}") from err
+            raise TypeError(f"{name}[{label!r}]: expected a numeric (k, 2) array ({err})") from err
         if pts.ndim != 2 or pts.shape[1] != 2 or pts.shape[0] < 2:
-            raise ValueError(f"{name}[{label!r}] must be a (k, 2) array of k >= 2 points, got shape {pts.shape}")
+            raise ValueError(f"{name}[{label!r}]: expected a (k, 2) array of k >= 2 points, got shape {pts.shape}")
         if np.any(np.isinf(pts)):
-            raise ValueError(f"{name}[{label!r}] must not contain inf (NaN rows separate pieces)")
+            raise ValueError(f"{name}[{label!r}]: expected no inf (NaN rows separate pieces)")
         out[label] = pts
     return out
 
@@ -1039,12 +1045,15 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     anim : simkit.filesystem.BlitAnimation
     """
     if not isinstance(panels, (list, tuple)) or not panels:
-        raise ValueError("panels must be a non-empty list of dicts {'states', 'E', 'title'}, "
-                         f"got {type(panels).__name__}")
+        error = ValueError if isinstance(panels, (list, tuple)) else TypeError
+        raise error("panels: expected a non-empty list of dicts {'states', 'E', 'title'}, "
+                    f"got {type(panels).__name__}")
     data = []
     for k, panel in enumerate(panels):
-        if not isinstance(panel, dict) or "states" not in panel or "E" not in panel:
-            raise ValueError(f"panels[{k}] must be a dict with keys 'states' and 'E' (and optionally 'title')")
+        if not isinstance(panel, dict):
+            raise TypeError(f"panels[{k}]: expected a dict with keys 'states' and 'E', got {type(panel).__name__}")
+        if "states" not in panel or "E" not in panel:
+            raise ValueError(f"panels[{k}]: expected keys 'states' and 'E' (and optionally 'title'), got {sorted(panel)}")
         P = _states(panel["states"], f"panels[{k}]['states']")
         E = _edges(panel["E"], P.shape[1], f"panels[{k}]['E']")
         rest = panel.get("rest")
@@ -1055,23 +1064,21 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
                      "t": panel.get("t", t), "time_format": panel.get("time_format", time_format)})
     counts = [d["P"].shape[0] for d in data]
     if len(set(counts)) != 1:
-        raise ValueError(f"all panels need the same number of frames, got {counts}; resample the states "
+        raise ValueError(f"panels: expected the same number of frames in every panel, got {counts}; resample the states "
                          "(e.g. states[i] for i in np.linspace(0, len(states) - 1, T).astype(int))")
     T = counts[0]
     for k, d in enumerate(data):
         if d["t"] is not None:
             d["t"] = _finite_array(d["t"], f"panels[{k}]['t']" if "t" in panels[k] else "t").reshape(-1)
             if d["t"].shape[0] != T:
-                raise ValueError(f"t has {d['t'].shape[0]} values but there are {T} frames; pass one per frame")
+                raise ValueError(f"t: expected one value per frame ({T}), got {d['t'].shape[0]}")
             d["label_of"] = _label_formatter(d["t"], "time  (s)", d["time_format"])
     fps = _positive(fps, "fps")
     if counter_loc not in COUNTER_PLACES:
-        raise ValueError(f"counter_loc must be one of {sorted(COUNTER_PLACES)}, got {counter_loc!r}")
+        raise ValueError(f"counter_loc: expected one of {sorted(COUNTER_PLACES)}, got {counter_loc!r}")
     if ncols is None:
         ncols = len(data)
-    if isinstance(ncols, (bool, np.bool_)) or not isinstance(ncols, numbers.Integral) or ncols < 1:
-        raise ValueError(f"ncols must be a positive int, got {ncols!r}")
-    ncols = min(int(ncols), len(data))
+    ncols = min(_validate.integer(ncols, "ncols", low=1), len(data))
     nrows = -(-len(data) // ncols)
     lims = _scene_limits(lims) or _auto_scene_limits(np.concatenate([d["P"].reshape(-1, 2) for d in data]))
     pin_pts = _pin_points(pin_pts)
@@ -1149,16 +1156,16 @@ def embed_video(path, alt=None, width=None):
     html : IPython.display.HTML
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        raise TypeError(f"path: expected a str or os.PathLike, got {type(path).__name__}")
     path = os.fspath(path)
     if not path.lower().endswith(".mp4"):
-        raise ValueError(f"path must be an .mp4 file, got {path!r}")
+        raise ValueError(f"path: expected an .mp4 file, got {path!r}")
     if not os.path.isfile(path):
-        raise ValueError(f"path {path!r} does not exist; write it first with save_animation or show_video")
+        raise ValueError(f"path: expected an existing file, {path!r} does not exist; write it first with save_animation or show_video")
     if alt is not None and not isinstance(alt, str):
-        raise TypeError(f"alt must be a str, got {type(alt).__name__}")
-    if width is not None and (isinstance(width, bool) or not isinstance(width, numbers.Integral) or width < 1):
-        raise ValueError(f"width must be a positive int of CSS pixels, got {width!r}")
+        raise TypeError(f"alt: expected a str, got {type(alt).__name__}")
+    if width is not None:
+        width = _validate.integer(width, "width", low=1)
     from html import escape
 
     from IPython.display import HTML
@@ -1194,7 +1201,7 @@ def show_video(fig, anim, path, fps=20, copy_to=None):
         See ``embed_video``.
     """
     if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+        raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
     try:
         written = save_animation(anim, path, fps, copy_to=copy_to)
     finally:

@@ -10,6 +10,14 @@ import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every test starts without the figures earlier tests left open."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = ROOT / "scripts" / "build_book.py"
 

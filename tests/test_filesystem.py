@@ -30,12 +30,6 @@ SIZE_IN = (3.0, 2.0)        # inches; 300 x 200 pixels at dpi 100
 DPI = 100
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
 def _figure(seed=0, figsize=SIZE_IN):
     rng = np.random.default_rng(seed)
     fig, ax = plt.subplots(figsize=figsize, dpi=DPI)
@@ -155,14 +149,14 @@ def test_save_figure_parent_is_a_file(tmp_path):
 
 
 def test_save_figure_bad_copy_to_writes_nothing(tmp_path):
-    with pytest.raises(ValueError, match="copy_to must end in '.png'"):
+    with pytest.raises(ValueError, match="^copy_to: expected a path ending in '.png'"):
         save_figure(_figure(), tmp_path / "f.png", copy_to=tmp_path / "f.jpg")
     assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.parametrize("path, error, match", [
-    ("figure.jpg", ValueError, "must end in '.png'"),
-    (42, TypeError, "path must be a str"),
+    ("figure.jpg", ValueError, "^path: expected a path ending in '.png'"),
+    (42, TypeError, "^path: expected a str"),
 ])
 def test_save_figure_bad_path(tmp_path, path, error, match):
     target = tmp_path / path if isinstance(path, str) else path
@@ -171,7 +165,7 @@ def test_save_figure_bad_path(tmp_path, path, error, match):
 
 
 def test_save_figure_rejects_non_figure(tmp_path):
-    with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
+    with pytest.raises(TypeError, match="^fig: expected a matplotlib Figure"):
         save_figure(plt.gca(), tmp_path / "f.png")
 
 
@@ -264,11 +258,11 @@ def test_blit_animation_draws_sorted_by_zorder():
 def test_blit_animation_rejects_bad_arguments():
     fig, ax = plt.subplots()
     line, = ax.plot([0, 1])
-    with pytest.raises(ValueError, match="n_frames must be at least 1"):
+    with pytest.raises(ValueError, match="^n_frames: expected an integer >= 1"):
         BlitAnimation(fig, lambda i: None, 0, [line])
-    with pytest.raises(TypeError, match="n_frames must be an int"):
+    with pytest.raises(TypeError, match="^n_frames: expected an integer"):
         BlitAnimation(fig, lambda i: None, 2.0, [line])
-    with pytest.raises(TypeError, match="update must be callable"):
+    with pytest.raises(TypeError, match="^update: expected a callable"):
         BlitAnimation(fig, None, 2, [line])
     with pytest.raises(ValueError, match="at least one animated artist"):
         BlitAnimation(fig, lambda i: None, 2, [])
@@ -288,20 +282,22 @@ def test_blit_animation_rejects_bad_arguments():
 # save_animation: bad input and failures
 # ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fps", [0, -5, float("nan"), float("inf"), True, "20", None])
-def test_bad_fps(tmp_path, fps):
+@pytest.mark.parametrize("fps, error", [(0, ValueError), (-5, ValueError), (float("nan"), ValueError),
+                                        (float("inf"), ValueError), (True, TypeError), ("20", TypeError),
+                                        (None, TypeError)])
+def test_bad_fps(tmp_path, fps, error):
     _, anim = _blit_animation()
-    with pytest.raises(ValueError, match="fps must be a positive finite number"):
+    with pytest.raises(error, match="^fps: expected a"):
         save_animation(anim, tmp_path / "v.mp4", fps=fps)
     assert os.listdir(tmp_path) == []
 
 
 def test_not_an_animation(tmp_path):
-    with pytest.raises(TypeError, match="anim must be a matplotlib Animation"):
+    with pytest.raises(TypeError, match="^anim: expected a matplotlib Animation"):
         save_animation(_figure(), tmp_path / "v.mp4", fps=FPS)
 
 
-@pytest.mark.parametrize("name, match", [("v.gif", "must end in '.mp4'"), ("taken.mp4", "directory")])
+@pytest.mark.parametrize("name, match", [("v.gif", "^path: expected a path ending in '.mp4'"), ("taken.mp4", "directory")])
 def test_bad_video_path(tmp_path, name, match):
     (tmp_path / "taken.mp4").mkdir()
     _, anim = _blit_animation()

@@ -14,12 +14,6 @@ SEED = 0
 TOL = 1e-12
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
 @pytest.fixture
 def sheet():
     V, F = simkit.grid_sheet(4, 3, 1.0, 0.6)

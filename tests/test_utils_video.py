@@ -25,12 +25,6 @@ FPS = 10
 SMALL = (5.0, 2.0)          # inches: 1000 x 400 pixel videos (DENSITY 2) keep the suite fast
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
 def _cable(n_frames=N_FRAMES):
     """A pinned chain swinging down: states (T, n, 2), springs, rest shape, times, kinetic energy."""
     X = np.column_stack([np.linspace(0.0, 2.0, N_NODES), np.zeros(N_NODES)])
@@ -141,7 +135,7 @@ def test_energy_animation_single_frame(tmp_path):
 
 
 @pytest.mark.parametrize("change, error, match", [
-    (lambda a: {**a, "t": a["t"][:-1]}, ValueError, f"t has {N_FRAMES - 1} values but there are {N_FRAMES} states"),
+    (lambda a: {**a, "t": a["t"][:-1]}, ValueError, rf"^t: expected one value per state \({N_FRAMES}\), got {N_FRAMES - 1}"),
     (lambda a: {**a, "series": {"kinetic": a["series"]["kinetic"][:-2]}}, ValueError,
      rf"^series\['kinetic'\]: expected {N_FRAMES} values \(there are {N_FRAMES} states\), got {N_FRAMES - 2}"),
     (lambda a: {**a, "states": []}, ValueError, "^states: expected at least one"),
@@ -211,13 +205,13 @@ def test_grid_animation_default_size_scales_with_panels():
 def test_grid_animation_needs_equal_frame_counts():
     states, E, _, _, _ = _cable()
     panels = [{"states": states, "E": E}, {"states": states[:-1], "E": E}]
-    with pytest.raises(ValueError, match=rf"same number of frames, got \[{N_FRAMES}, {N_FRAMES - 1}\]"):
+    with pytest.raises(ValueError, match=rf"^panels: expected the same number of frames in every panel, got \[{N_FRAMES}, {N_FRAMES - 1}\]"):
         utils.animate_springs_grid(panels)
 
 
 @pytest.mark.parametrize("panels, match", [
     ([], "non-empty list"),
-    ([{"E": np.array([[0, 1]])}], r"panels\[0\] must be a dict with keys 'states' and 'E'"),
+    ([{"E": np.array([[0, 1]])}], r"^panels\[0\]: expected keys 'states' and 'E'"),
     ([{"states": [], "E": np.array([[0, 1]])}], r"^panels\[0\]\['states'\]: expected at least one"),
 ])
 def test_grid_animation_bad_panels(panels, match):
@@ -246,7 +240,7 @@ def test_embed_video_inlines_the_file(tmp_path):
 
 @pytest.mark.parametrize("name, error, match", [
     ("missing.mp4", ValueError, "does not exist"),
-    ("clip.gif", ValueError, "must be an .mp4 file"),
+    ("clip.gif", ValueError, "^path: expected an .mp4 file"),
 ])
 def test_embed_video_bad_path(tmp_path, name, error, match):
     with pytest.raises(error, match=match):
@@ -267,7 +261,7 @@ def test_show_video_saves_closes_and_embeds(tmp_path):
 @pytest.mark.parametrize("fps", [0, -20])
 def test_show_video_bad_fps_writes_nothing_and_closes(tmp_path, fps):
     fig, anim = _energy_animation()
-    with pytest.raises(ValueError, match="fps must be a positive finite number"):
+    with pytest.raises(ValueError, match="^fps: expected a finite value > 0"):
         utils.show_video(fig, anim, tmp_path / "v.mp4", fps=fps)
     assert os.listdir(tmp_path) == []
     assert not plt.fignum_exists(fig.number)
@@ -292,7 +286,7 @@ def test_show_video_without_ffmpeg(tmp_path, monkeypatch):
 
 def test_show_video_rejects_non_figure(tmp_path):
     _, anim = _energy_animation()
-    with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
+    with pytest.raises(TypeError, match="^fig: expected a matplotlib Figure"):
         utils.show_video("fig", anim, tmp_path / "v.mp4")
 
 
@@ -319,16 +313,17 @@ def test_grid_animation_counter_refs_and_stacked_panels():
     _assert_blit_equals_redraw(fig, anim)
 
 
-@pytest.mark.parametrize("panel, kwargs, match", [
-    ({"refs": [[0, 0], [1, 1]]}, {}, r"panels\[0\]\['refs'\] must be a dict"),
-    ({"refs": {"a": np.zeros((1, 2))}}, {}, r"panels\[0\]\['refs'\]\['a'\] must be a \(k, 2\) array"),
-    ({"refs": {"a": [[0, 0], [np.inf, 1]]}}, {}, "must not contain inf"),
-    ({}, {"t": np.arange(N_FRAMES - 1)}, f"t has {N_FRAMES - 1} values but there are {N_FRAMES} frames"),
-    ({}, {"ncols": 0}, "ncols must be a positive int"),
+@pytest.mark.parametrize("panel, kwargs, error, match", [
+    ({"refs": [[0, 0], [1, 1]]}, {}, TypeError, r"^panels\[0\]\['refs'\]: expected a dict"),
+    ({"refs": {"a": np.zeros((1, 2))}}, {}, ValueError, r"^panels\[0\]\['refs'\]\['a'\]: expected a \(k, 2\) array"),
+    ({"refs": {"a": [[0, 0], [np.inf, 1]]}}, {}, ValueError, "expected no inf"),
+    ({}, {"t": np.arange(N_FRAMES - 1)}, ValueError, rf"^t: expected one value per frame \({N_FRAMES}\), got {N_FRAMES - 1}"),
+    ({}, {"ncols": 0}, ValueError, "^ncols: expected an integer >= 1"),
+    ({}, {"ncols": 1.5}, TypeError, "^ncols: expected an integer"),
 ])
-def test_grid_animation_bad_refs_counter_layout(panel, kwargs, match):
+def test_grid_animation_bad_refs_counter_layout(panel, kwargs, error, match):
     states, E, *_ = _cable()
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(error, match=match):
         utils.animate_springs_grid([{"states": states, "E": E, **panel}], **kwargs)
 
 

@@ -43,12 +43,12 @@ def check_output_path(path, suffix, name):
         Absolute, normalized path.
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a str or os.PathLike, got {type(path).__name__}")
+        raise TypeError(f"{name}: expected a str or os.PathLike, got {type(path).__name__}")
     path = os.path.abspath(os.fspath(path))
     if not path.lower().endswith(suffix):
-        raise ValueError(f"{name} must end in {suffix!r}, got {path!r}")
+        raise ValueError(f"{name}: expected a path ending in {suffix!r}, got {path!r}")
     if os.path.isdir(path):
-        raise ValueError(f"{name} is an existing directory, expected a file path: {path!r}")
+        raise ValueError(f"{name}: expected a file path, got the existing directory {path!r}")
     folder = os.path.dirname(path)
     parent = folder
     while not os.path.exists(parent):

@@ -128,7 +128,7 @@ class FFmpegPipe:
             Frame pixels; every frame must have the size of the first.
         """
         if rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
-            raise ValueError(f"frame must be an (h, w, 4) uint8 array, got {rgba.dtype} {rgba.shape}")
+            raise ValueError(f"frame: expected an (h, w, 4) uint8 array, got {rgba.dtype} {rgba.shape}")
         if self._proc is None:
             self._start(*rgba.shape[:2])
         elif rgba.shape != self._shape:

@@ -11,11 +11,11 @@ class enforces for the Axes-level check and documents for the zorder.
 ``simkit.filesystem.save_animation`` recognizes this class and uses exactly these public
 methods; in interactive backends it animates through matplotlib's own blitting.
 """
-import numbers
-
 import numpy as np
 from matplotlib.animation import FuncAnimation
 from matplotlib.artist import Artist
+
+from .. import _validate
 
 
 class BlitAnimation(FuncAnimation):
@@ -40,18 +40,14 @@ class BlitAnimation(FuncAnimation):
     """
 
     def __init__(self, fig, update, n_frames, artists, interval=50, repeat=True):
-        if not callable(update):
-            raise TypeError(f"update must be callable, got {type(update).__name__}")
-        if isinstance(n_frames, (bool, np.bool_)) or not isinstance(n_frames, numbers.Integral):
-            raise TypeError(f"n_frames must be an int, got {type(n_frames).__name__}")
-        if n_frames < 1:
-            raise ValueError(f"n_frames must be at least 1, got {n_frames}")
+        _validate.callables(update=update)
+        n_frames = _validate.integer(n_frames, "n_frames", low=1)
         artists = list(artists)
         if not artists:
-            raise ValueError("artists must list at least one animated artist")
+            raise ValueError("artists: expected at least one animated artist")
         for a in artists:
             if not isinstance(a, Artist):
-                raise TypeError(f"artists must be matplotlib artists, got {type(a).__name__}")
+                raise TypeError(f"artists: expected matplotlib artists, got {type(a).__name__}")
             if a.axes is None:
                 raise ValueError(
                     f"animated artist {a!r} is not in an Axes; matplotlib never draws animated "

@@ -1,9 +1,5 @@
 """Deterministic, atomic H.264 MP4 export of a matplotlib animation, frames piped to ffmpeg."""
-import math
-import numbers
-
-import numpy as np
-
+from .. import _validate
 from ._atomic import atomic_copy, atomic_target, check_output_path, make_parent
 from ._encoder import find_ffmpeg
 from ._ffmpeg_pipe import FFmpegPipe
@@ -48,10 +44,8 @@ def save_animation(anim, path, fps, copy_to=None):
     from .blit_animation import BlitAnimation
 
     if not isinstance(anim, Animation):
-        raise TypeError(f"anim must be a matplotlib Animation, got {type(anim).__name__}")
-    if isinstance(fps, (bool, np.bool_)) or not isinstance(fps, numbers.Real) or not (
-            math.isfinite(fps) and fps > 0):
-        raise ValueError(f"fps must be a positive finite number of frames per second, got {fps!r}")
+        raise TypeError(f"anim: expected a matplotlib Animation, got {type(anim).__name__}")
+    fps = _validate.positive_scalar(fps, "fps")
     path = check_output_path(path, ".mp4", "path")
     if copy_to is not None:
         copy_to = check_output_path(copy_to, ".mp4", "copy_to")

@@ -1,6 +1,6 @@
 """Deterministic, atomic PNG export of a matplotlib figure."""
-import numbers
 
+from .. import _validate
 from ._atomic import atomic_copy, atomic_target, check_output_path, make_parent
 
 
@@ -32,9 +32,9 @@ def save_figure(fig, path, copy_to=None, *, dpi=None):
     from matplotlib.figure import Figure
 
     if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
-    if dpi is not None and (not isinstance(dpi, numbers.Real) or not dpi > 0 or dpi == float("inf")):
-        raise ValueError(f"dpi must be a positive finite number, got {dpi!r}")
+        raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
+    if dpi is not None:
+        dpi = _validate.positive_scalar(dpi, "dpi")
     path = check_output_path(path, ".png", "path")
     if copy_to is not None:
         copy_to = check_output_path(copy_to, ".png", "copy_to")
