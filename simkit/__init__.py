@@ -7,7 +7,7 @@ keep the type of the matrix they are given, as upstream simkit 0.1.8). Functions
 upstream follow its conventions; the API page lists the deliberate differences. ``import
 simkit`` needs only numpy and scipy.
 """
-from . import energies, filesystem, integrators, solvers
+from . import energies, filesystem, integrators, solvers, terms
 from .dihedral_angles import dihedral_angles
 from .dirichlet_penalty import dirichlet_penalty
 from .discrete_shells_stiffness import discrete_shells_stiffness
@@ -22,7 +22,7 @@ from .massmatrix import massmatrix
 from .psd_project import psd_project
 
 __all__ = [
-    "energies", "filesystem", "integrators", "solvers",
+    "energies", "filesystem", "integrators", "solvers", "terms",
     "dihedral_angles", "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
     "edge_lengths", "edges", "gradient_cfd", "hessian_cfd", "gravity_force", "grid_sheet", "hinge_quads",
     "massmatrix", "psd_project",
