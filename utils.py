@@ -46,8 +46,8 @@ from simkit.terms import Gravity, Inertia, PenaltySpring, SpringEnergy  # noqa: 
 from course.publish import (  # noqa: E402,F401
     MEDIA_ENV, RESULTS_ENV, ROOT, Chapter, check_frames_inside, embed_video, media_dir, notebook_results_path)
 from course.style import (  # noqa: E402,F401
-    BOUNDARY_C, CLOTH_BACK, CLOTH_FRONT, DENSITY, DPI, ENERGY_COLORS, HINGE_C, INTEGRATOR_COLORS, PIN_C, REST_C,
-    SPRING_EDGE, SPRING_NODE, STYLE, style)
+    ANIM_Z, BOUNDARY_C, CLOTH_BACK, CLOTH_FRONT, DENSITY, DPI, ENERGY_COLORS, GRID_C, HINGE_C, INTEGRATOR_COLORS,
+    PIN_C, REST_C, SPRING_EDGE, SPRING_NODE, STYLE, TRACK_C, style)
 from course.plots2d import (  # noqa: E402,F401
     SpringNetworkArtists, line_plot, loglog_plot, phase_plot, plot_spring_network, profile_plot, residual_plot,
     setup_axes)

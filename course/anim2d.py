@@ -156,6 +156,7 @@ REF_STYLES = [("#b03a2e", "--"), ("0.35", ":"), ("#2e86c1", "-.")]
 
 COUNTER_PLACES = {"upper left": (0.02, 0.97, "left", "top"), "upper right": (0.98, 0.97, "right", "top"),
                   "lower left": (0.02, 0.03, "left", "bottom"), "lower right": (0.98, 0.03, "right", "bottom")}
+"""dict of str -> (x, y, ha, va) : where a panel's counter sits for each ``counter_loc`` (axes fractions)."""
 
 
 def _polylines(refs, name):

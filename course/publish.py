@@ -26,7 +26,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 :meta hide-value:
 """
 
+#: str : environment variable naming the folder that receives published media instead of ``<ROOT>/media``.
 MEDIA_ENV = "SIMKIT_MEDIA_DIR"
+#: str : environment variable naming the folder that receives results instead of ``<ROOT>/results``.
 RESULTS_ENV = "SIMKIT_RESULTS_DIR"
 
 
@@ -76,8 +78,8 @@ def media_dir():
 
 
 
-CHAPTER_NAME = re.compile(r"(\d{3})_[a-z0-9_]+")
-MEDIA_NAME = re.compile(r"[a-z0-9][a-z0-9_]*")
+_CHAPTER_NAME = re.compile(r"(\d{3})_[a-z0-9_]+")
+_MEDIA_NAME = re.compile(r"[a-z0-9][a-z0-9_]*")
 
 
 @public
@@ -114,7 +116,7 @@ class Chapter:
     def __init__(self, name):
         if not isinstance(name, str):
             raise TypeError(f"name: expected a str, got {type(name).__name__}")
-        match = CHAPTER_NAME.fullmatch(name)
+        match = _CHAPTER_NAME.fullmatch(name)
         if match is None:
             raise ValueError(f"name: expected a notebook name 'NNN_topic' (three digits, then lower-case "
                              f"words joined by '_'), got {name!r}")
@@ -144,7 +146,7 @@ class Chapter:
         """
         if not isinstance(name, str):
             raise TypeError(f"name: expected a str, got {type(name).__name__}")
-        if not MEDIA_NAME.fullmatch(name):
+        if not _MEDIA_NAME.fullmatch(name):
             raise ValueError(f"name: expected a lower-case media name like 'cable_static' ([a-z0-9_]), got {name!r}")
         return (os.path.join(self.results_dir, name + suffix),
                 os.path.join(media_dir(), f"{self.prefix}_{name}{suffix}"))

@@ -14,8 +14,10 @@ SPRING_NODE = "#e07b24"
 PIN_C = "#1f5fbf"
 #: str : colour of a rest shape, drawn in dashes (gray).
 REST_C = "0.62"
-GRID_C = "0.92"             # light grid
-TRACK_C = "0.9"             # timeline track of the grid animation
+#: str : colour of the light grid of plots.
+GRID_C = "0.92"
+#: str : colour of the timeline track under a grid animation.
+TRACK_C = "0.9"
 
 #: dict of str -> str : colour of each energy term in plots and videos.
 ENERGY_COLORS = {
@@ -61,7 +63,8 @@ STYLE = {
 }
 """dict : rcParams of the course look, applied per figure through ``style()``."""
 
-ANIM_Z = 10.0   # animated artists sit above every static one (legend 5, text 3, spines 2.5)
+#: float : zorder of animated artists, above every static one (legend 5, text 3, spines 2.5).
+ANIM_Z = 10.0
 
 
 def style():
