@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-PIXEL_LEVEL = 64            # a pixel "differs" when a channel moved by more than this (of 255)
-PIXEL_FRACTION = 1e-3       # a picture differs when more than this fraction of its pixels do
+PIXEL_LEVEL = 32            # a pixel "differs" when a channel moved by more than this (of 255)
+PIXEL_FRACTION = 1e-4       # a picture differs when more than this fraction of its pixels do
 CHUNK_BYTES = 64 << 20      # decoded video compared in chunks of about this many bytes per file
 
 _STREAM = re.compile(r"Stream #\S+.*?: Video: .*?, (?P<width>\d+)x(?P<height>\d+)[ ,\[].*?"
