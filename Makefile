@@ -17,8 +17,9 @@ $(READY): pyproject.toml requirements.lock
 book: $(READY)  ## execute the chapters (cached) and build _build/html; FORCE=1 re-executes all
 	$(BIN)/python scripts/build_book.py $(if $(FORCE),--force)
 
-test: $(READY)  ## library, utils, chapter, build and browser tests
-	$(BIN)/python -m pytest
+TEST_WORKERS ?= auto
+test: $(READY)  ## library, utils, chapter, build and browser tests, on every core (TEST_WORKERS=1: serial)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 serve:  ## the built site on http://localhost:$(PORT)
 	$(BIN)/python -m http.server --directory _build/html $(PORT)

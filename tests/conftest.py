@@ -1,6 +1,8 @@
-"""Shared test set-up: headless matplotlib, the two builds the chapter and site tests read, and
-process helpers for the tests that signal a render or a build."""
-import importlib.util
+"""Shared test set-up: headless matplotlib, the two builds the chapter and site tests read (each run
+once per test session, however many xdist workers share it), and process helpers for the tests that
+signal a render or a build."""
+import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +12,16 @@ import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+ROOT = Path(__file__).resolve().parent.parent
+BUILD_SCRIPT = ROOT / "scripts" / "build_book.py"
+sys.path.insert(0, str(ROOT / "scripts"))
+from bookbuild.chapters import toc_notebooks  # noqa: E402
+from bookbuild.tree import Tree  # noqa: E402
+
+# tests that share one resource run on one xdist worker (`--dist loadgroup`): the browser and the
+# served site, which every browser test of a worker would otherwise start again
+SITE_MODULES = {"test_site", "test_site_cloth"}
+
 
 @pytest.fixture(autouse=True)
 def _close_figures():
@@ -18,16 +30,16 @@ def _close_figures():
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")
 
-ROOT = Path(__file__).resolve().parent.parent
-BUILD_SCRIPT = ROOT / "scripts" / "build_book.py"
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module.__name__ in SITE_MODULES:
+            item.add_marker(pytest.mark.xdist_group("site"))
 
 
 def toc_chapters():
     """Names of the chapter notebooks listed in _toc.yml, in reading order (as the build finds them)."""
-    spec = importlib.util.spec_from_file_location("build_book", BUILD_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return [path.stem for path in module.toc_notebooks()]
+    return [path.stem for path in toc_notebooks(Tree(ROOT))]
 
 
 def run_build(*args, root=ROOT):
@@ -58,18 +70,36 @@ def running(pid):
         return False
 
 
+def once_per_session(name, tmp_path_factory, *args):
+    """`run_build(*args)`, run by the first xdist worker that asks and reused by the others.
+
+    The workers of one session share the parent of their temp folders: a lock there lets one
+    worker build while the others wait, and a marker file hands them its outcome.
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ:   # no xdist: this process is the whole session
+        return run_build(*args)
+    shared = tmp_path_factory.getbasetemp().parent
+    marker = shared / f"{name}.json"
+    with open(shared / f"{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not marker.exists():
+            result = run_build(*args)
+            marker.write_text(json.dumps([result.args, result.returncode, result.stdout, result.stderr]))
+        return subprocess.CompletedProcess(*json.loads(marker.read_text()))
+
+
 @pytest.fixture(scope="session")
-def chapter_run():
-    """Every chapter executed from scratch, headless, by the build's nbclient runner."""
-    result = run_build("--force", "--no-site")
+def chapter_run(tmp_path_factory):
+    """Every chapter executed from scratch, headless, by the build's nbclient runner (once per session)."""
+    result = once_per_session("chapter_run", tmp_path_factory, "--force", "--no-site")
     assert result.returncode == 0, f"chapter execution failed:\n{result.stdout}\n{result.stderr}"
     return result
 
 
 @pytest.fixture(scope="session")
-def site_run(chapter_run):
-    """The site built right after `chapter_run`: a build of an unchanged tree."""
-    result = run_build()
+def site_run(chapter_run, tmp_path_factory):
+    """The site built right after `chapter_run`: a build of an unchanged tree (once per session)."""
+    result = once_per_session("site_run", tmp_path_factory)
     assert result.returncode == 0, f"site build failed:\n{result.stdout}\n{result.stderr}"
     return result
 

@@ -1,0 +1,200 @@
+"""The media rule: a new rendering replaces a published file only when a reader could see the change.
+
+Published media must not change bytes because the chapter ran on another CPU: round-off
+(another BLAS kernel, thread count or CPU) moves a line by a fraction of a pixel, and x264
+turns that into other bytes. So the build compares a new rendering with the file already
+in ``media/`` by decoded content and keeps the published bytes when they agree:
+
+- PNG: same size, and at most ``PIXEL_FRACTION`` of the pixels differ by more than
+  ``PIXEL_LEVEL`` (out of 255, in any channel).
+- MP4: same size, frame rate and frame count, and the same pixel test on every frame
+  (decoded to rgb24 with the pinned ffmpeg; the worst frame decides).
+- Any other file: bytes.
+
+The two constants come from ``scripts/measure_media_rule.py`` (numbers in
+``benchmarks/README.md``, "Media identity"): round-off renderings stay far below them, and
+a 1 % change of a chapter parameter lands far above them.
+"""
+import re
+import subprocess
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+PIXEL_LEVEL = 32            # a pixel "differs" when a channel moved by more than this (of 255)
+PIXEL_FRACTION = 1e-4       # a picture differs when more than this fraction of its pixels do
+CHUNK_BYTES = 64 << 20      # decoded video compared in chunks of about this many bytes per file
+
+_STREAM = re.compile(r"Stream #\S+.*?: Video: .*?, (?P<width>\d+)x(?P<height>\d+)[ ,\[].*?"
+                     r"(?P<fps>[0-9.]+(?:k)?) (?:fps|tbr)")
+
+
+class Comparison(NamedTuple):
+    """Outcome of comparing a new rendering with a published one."""
+
+    same: bool              # True: a reader sees no difference, keep the published bytes
+    reason: str             # one line for the build log
+    worst: float            # largest fraction of differing pixels over images/frames (nan if not compared)
+
+
+def differing_fraction(a, b, level=PIXEL_LEVEL):
+    """Fraction of pixels of each image whose largest channel difference exceeds `level`.
+
+    Parameters
+    ----------
+    a, b : (..., h, w, c) uint8 arrays
+        Images (or a stack of frames) of the same shape.
+    level : int
+        Channel difference, out of 255, above which a pixel counts as different.
+
+    Returns
+    -------
+    fraction : (...) float array
+        ``mean over pixels of [max_c |a - b| > level]``, one value per image.
+    """
+    moved = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=-1) > level
+    return moved.mean(axis=(-2, -1))
+
+
+def read_png(path):
+    """Pixels of a PNG as an (h, w, 4) uint8 array (RGBA, whatever the file's mode)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return np.asarray(image.convert("RGBA"))
+
+
+def video_format(path, ffmpeg):
+    """``(width, height, fps)`` of a video's first stream, parsed from ``ffmpeg -i``."""
+    result = subprocess.run([ffmpeg, "-hide_banner", "-i", str(path)], capture_output=True, text=True)
+    match = _STREAM.search(result.stderr)
+    if match is None:
+        raise ValueError(f"no video stream found in {path}:\n{result.stderr[-800:]}")
+    fps = match["fps"]
+    fps = float(fps[:-1]) * 1000 if fps.endswith("k") else float(fps)
+    return int(match["width"]), int(match["height"]), fps
+
+
+class FramesDiffer(Exception):
+    """Two videos do not have the same frame format or frame count."""
+
+
+def _decoder(path, ffmpeg):
+    return subprocess.Popen([ffmpeg, "-v", "error", "-i", str(path), "-map", "0:v:0", "-f", "rawvideo",
+                             "-pix_fmt", "rgb24", "-"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+def frame_pairs(new, old, ffmpeg):
+    """Decode two videos side by side, in chunks of frames.
+
+    Parameters
+    ----------
+    new, old : path-like
+        Video files.
+    ffmpeg : str
+        ffmpeg executable that decodes both.
+
+    Yields
+    ------
+    a, b : (k, h, w, 3) uint8 arrays
+        The next k frames of each video (k bounded by ``CHUNK_BYTES``).
+
+    Raises
+    ------
+    FramesDiffer
+        The sizes, frame rates or frame counts differ.
+    """
+    formats = video_format(new, ffmpeg), video_format(old, ffmpeg)
+    if formats[0] != formats[1]:
+        raise FramesDiffer(f"format {formats[1]} -> {formats[0]} (width, height, fps)")
+    width, height, _ = formats[0]
+    frame_bytes = width * height * 3
+    chunk = max(1, CHUNK_BYTES // frame_bytes)
+    decoders = _decoder(new, ffmpeg), _decoder(old, ffmpeg)
+    try:
+        while True:
+            a, b = (d.stdout.read(chunk * frame_bytes) for d in decoders)
+            if len(a) != len(b) or len(a) % frame_bytes:
+                raise FramesDiffer("frame count differs (or a frame failed to decode)")
+            if not a:
+                return
+            yield (np.frombuffer(a, np.uint8).reshape(-1, height, width, 3),
+                   np.frombuffer(b, np.uint8).reshape(-1, height, width, 3))
+    finally:
+        for d in decoders:
+            d.stdout.close()
+            d.kill()
+            d.wait()
+
+
+def compare_videos(new, old, ffmpeg, level=PIXEL_LEVEL, fraction=PIXEL_FRACTION):
+    """Compare two videos by format, frame count and decoded frames; see the module docstring.
+
+    Parameters
+    ----------
+    new, old : path-like
+        The new rendering and the published file.
+    ffmpeg : str
+        ffmpeg executable that decodes both (the pinned one).
+    level, fraction : float
+        The pixel test: see `differing_fraction` and ``PIXEL_FRACTION``.
+
+    Returns
+    -------
+    comparison : Comparison
+    """
+    worst, frames = 0.0, 0
+    try:
+        for a, b in frame_pairs(new, old, ffmpeg):
+            worst = max(worst, float(differing_fraction(a, b, level).max()))
+            frames += len(a)
+    except FramesDiffer as err:
+        return Comparison(False, str(err), float("nan"))
+    if frames == 0:
+        return Comparison(False, "no frame decoded", float("nan"))
+    return Comparison(worst <= fraction, f"{frames} frames, worst frame {worst:.3%} of pixels moved", worst)
+
+
+def compare_pngs(new, old, level=PIXEL_LEVEL, fraction=PIXEL_FRACTION):
+    """Compare two PNGs by size and pixels; see the module docstring. Returns a `Comparison`."""
+    a, b = read_png(new), read_png(old)
+    if a.shape != b.shape:
+        return Comparison(False, f"size {b.shape[1]}x{b.shape[0]} -> {a.shape[1]}x{a.shape[0]}", float("nan"))
+    worst = float(differing_fraction(a, b, level))
+    return Comparison(worst <= fraction, f"{worst:.3%} of pixels moved", worst)
+
+
+def find_ffmpeg():
+    """The pinned ffmpeg that decodes videos."""
+    from simkit.filesystem._encoder import find_encoder
+    return find_encoder().exe
+
+
+def compare(new, old, ffmpeg=None):
+    """Does the new rendering `new` show what the published file `old` shows?
+
+    Parameters
+    ----------
+    new, old : path-like
+        Files of the same name: the one a chapter just wrote and the one in ``media/``.
+    ffmpeg : str, optional
+        ffmpeg that decodes videos (the pinned one when None).
+
+    Returns
+    -------
+    comparison : Comparison
+        ``same`` True when the published bytes should stay.
+    """
+    new, old = Path(new), Path(old)
+    if new.read_bytes() == old.read_bytes():
+        return Comparison(True, "same bytes", 0.0)
+    suffix = new.suffix.lower()
+    try:
+        if suffix == ".png":
+            return compare_pngs(new, old)
+        if suffix == ".mp4":
+            return compare_videos(new, old, ffmpeg or find_ffmpeg())
+    except (OSError, ValueError) as err:          # an unreadable published file: publish the new one
+        return Comparison(False, f"not comparable ({err})".splitlines()[0], float("nan"))
+    return Comparison(False, "bytes differ", float("nan"))
