@@ -123,6 +123,19 @@ def _point_hit_times(v0, dv):
     return np.where(hit, np.clip(t, 0.0, 1.0), np.inf)
 
 
+def reachable_pairs(X, dX, pairs):
+    """The pairs that may touch within the step: distance <= |dq| + |de| (d is 1-Lipschitz in p and the segment).
+
+    Raises ValueError (naming the vertices) if a vertex already touches a segment.
+    """
+    f = sb.PairGeometry(X, pairs).f
+    sb.require_free(f, pairs)
+    dq = dX[pairs[:, 0]] - dX[pairs[:, 1]]
+    de = dX[pairs[:, 2]] - dX[pairs[:, 1]]
+    reach = np.sqrt(np.einsum("ij,ij->i", dq, dq)) + np.sqrt(np.einsum("ij,ij->i", de, de))
+    return pairs[f <= reach * reach * (1 + 1e-9)]
+
+
 def segment_impact_kernel(X, dX, pairs):
     """First time of impact (float, inf if none) in [0, 1] of vertex-segment pairs moving X -> X + t dX."""
     if not pairs.size:
@@ -194,5 +207,5 @@ def segment_max_step(x, dx, segments, *, vertices=None, bodies=None, safety=SAFE
     X, pairs, _, _, _ = sb.segment_args(x, segments, 1.0, 1.0, 1.0, vertices, bodies)
     dX = _step(dx, X)
     safety = check_safety(safety)
-    sb.require_free(sb.PairGeometry(X, pairs).f, pairs)
-    return filtered_fraction(segment_impact_kernel(X, dX, pairs), safety, X, dX, pairs)
+    near = reachable_pairs(X, dX, pairs)
+    return filtered_fraction(segment_impact_kernel(X, dX, near), safety, X, dX, near)

@@ -96,15 +96,24 @@ class PairGeometry:
 
     def __init__(self, X, pairs):
         p, a, b = X[pairs[:, 0]], X[pairs[:, 1]], X[pairs[:, 2]]
-        self.q, self.e, self.r = p - a, b - a, p - b
-        self.alpha = np.einsum("ij,ij->i", self.q, self.e)
-        self.beta = np.einsum("ij,ij->i", self.e, self.e)
+        self._set(p - a, b - a, p - b)
+
+    def _set(self, q, e, r):
+        self.q, self.e, self.r = q, e, r
+        self.alpha = np.einsum("ij,ij->i", q, e)
+        self.beta = np.einsum("ij,ij->i", e, e)
         self.region = np.where(self.alpha <= 0, 0, np.where(self.alpha >= self.beta, 2, 1))
-        qq = np.einsum("ij,ij->i", self.q, self.q)
-        rr = np.einsum("ij,ij->i", self.r, self.r)
-        interior = np.maximum(cross(self.e, self.q) ** 2 / self.beta, 0.0)
+        qq = np.einsum("ij,ij->i", q, q)
+        rr = np.einsum("ij,ij->i", r, r)
+        interior = np.maximum(cross(e, q) ** 2 / self.beta, 0.0)
         self.f = np.choose(self.region, [qq, interior, rr])
         self.s = np.clip(self.alpha / self.beta, 0.0, 1.0)
+
+    def take(self, mask):
+        """The geometry of the pairs selected by a boolean mask."""
+        out = PairGeometry.__new__(PairGeometry)
+        out._set(self.q[mask], self.e[mask], self.r[mask])
+        return out
 
     def closest_normal(self):
         """Unit vector (k, 2) from the closest point of the segment to the vertex."""
@@ -164,7 +173,7 @@ def _active(X, pairs, d_hat):
     geo = PairGeometry(X, pairs)
     require_free(geo.f, pairs)
     on = geo.f < d_hat * d_hat
-    return (PairGeometry(X, pairs[on]) if not on.all() else geo), pairs[on], on
+    return (geo if on.all() else geo.take(on)), pairs[on], on
 
 
 def energy_kernel(X, pairs, d_hat, kappa, w):

@@ -92,18 +92,11 @@ class SegmentContact:
     ----------
     n : int
         Number of nodes (positions are (n, 2), stacked as (2n, 1)).
-    segments : (m, 2) int array
-        Boundary segments (node indices).
-    d_hat : float
-        Activation distance, > 0.
-    kappa : float
-        Barrier stiffness, > 0.
-    weight : float or (n,) float array, optional
-        Per-vertex weight > 0 (lumped boundary length or mass; default 1).
-    vertices : (nv,) int array, optional, keyword-only
-        The vertices that can touch (default every node of a segment).
-    bodies : (n,) int array, optional, keyword-only
-        Body label per node: a vertex meets only other bodies' segments.
+    segments, d_hat, kappa, weight, vertices, bodies
+        As ``simkit.energies.segment_barrier_energy``: (m, 2) boundary segments, activation
+        distance > 0, stiffness > 0, per-vertex weights > 0 (lumped length or mass), the
+        vertices that can touch (keyword-only, default every node of a segment) and a body
+        label per node (keyword-only: a vertex then meets only other bodies' segments).
     psd : bool, optional, keyword-only
         Project each contact's Hessian block (default True).
     safety : float, optional, keyword-only
@@ -142,9 +135,8 @@ class SegmentContact:
         """Largest fraction in (0, 1] of the step dx from x keeping every vertex off every segment, times safety."""
         X = self._X(x)
         dX = np.reshape(dx, X.shape)
-        sb.require_free(sb.PairGeometry(X, self.pairs).f, self.pairs)
-        t = ccd.segment_impact_kernel(X, dX, self.pairs)
-        return ccd.filtered_fraction(t, self.safety, X, dX, self.pairs)
+        near = ccd.reachable_pairs(X, dX, self.pairs)
+        return ccd.filtered_fraction(ccd.segment_impact_kernel(X, dX, near), self.safety, X, dX, near)
 
     def friction_frame(self, x_start):
         """The lagged ``FrictionFrame`` of the contacts active at x_start."""
