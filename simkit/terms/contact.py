@@ -1,0 +1,221 @@
+r"""Contact energy terms on stacked positions: barrier contact with its line-search filter.
+
+Each term has ``energy(x) -> float``, ``gradient(x) -> (N, 1)`` and ``hessian(x) -> (N, N)``
+sparse for stacked ``x`` (N = n*dim, node-major), and ``max_step(x, dx) -> float`` in (0, 1]
+(continuous collision detection times a safety factor) to pass to
+``newton_solver``/``backward_euler`` as ``max_step=``. The arguments are validated once, in the
+constructor; the methods call the unchecked kernels of ``simkit.energies.contact_barrier`` and
+``simkit.ccd`` (a configuration that interpenetrates still raises ``ValueError`` naming the
+vertices, from the gradient, the Hessian and ``max_step``; its energy is ``+inf``). Each term
+states its ``size`` N, so ``simkit.terms.Sum`` can check that its terms agree.
+"""
+import numpy as np
+
+from .. import _assembly, _validate, ccd
+from ..energies import contact_barrier as cb
+from ..energies import friction as fr
+from ..energies import segment_barrier as sb
+
+
+class HalfSpaceContact:
+    r"""Barrier contact of vertices against half-spaces (ground, walls), 2D or 3D.
+
+    :math:`E(x) = \kappa \sum_i \sum_j w_i\, b\big((x_i - p_j) \cdot n_j\big)`, :math:`b(d) = -(d - \hat d)^2 \ln(d / \hat d)` on :math:`(0, \hat d)`
+
+    Parameters
+    ----------
+    n, dim : int
+        Number of vertices and dimension (2 or 3) of the stacked positions.
+    points, normals : (dim,) or (k, dim) float arrays
+        A boundary point and the unit outward normal of each half-space.
+    d_hat : float
+        Activation distance, > 0.
+    kappa : float
+        Barrier stiffness, > 0.
+    weight : float or (n,) float array, optional
+        Per-vertex weight > 0 (lumped area or mass; default 1).
+    vertices : (nv,) int array, optional, keyword-only
+        Distinct indices of the vertices that can touch (default all).
+    safety : float, optional, keyword-only
+        Fraction in (0, 1) of the time of impact that ``max_step`` allows (default 0.9).
+    """
+
+    def __init__(self, n, dim, points, normals, d_hat, kappa, weight=1.0, *, vertices=None, safety=ccd.SAFETY):
+        self.n = _validate.integer(n, "n", low=1)
+        self.dim = _validate.integer(dim, "dim")
+        if self.dim not in (2, 3):
+            raise ValueError(f"dim: expected 2 or 3, got {self.dim}")
+        self.points, self.normals = cb._half_spaces(points, normals)
+        if self.points.shape[1] != self.dim:
+            raise ValueError(f"points: expected {self.dim}D half-spaces, got shape {self.points.shape}")
+        self.d_hat, self.kappa, self.weight, self.vertices = cb._contact_parameters(d_hat, kappa, weight, self.n,
+                                                                                   vertices)
+        self.safety = ccd._check_safety(safety)
+        self.size = self.n * self.dim
+        self._pattern = _assembly.element_pattern(self.vertices[:, None], self.dim, self.size)
+
+    def _args(self, x):
+        return (np.reshape(x, (self.n, self.dim)), self.points, self.normals, self.d_hat, self.kappa, self.weight,
+                self.vertices)
+
+    def distances(self, x):
+        """(nv, k) signed distance of each listed vertex to each half-space."""
+        return cb._distances(np.reshape(x, (self.n, self.dim)), self.points, self.normals, self.vertices)
+
+    def energy(self, x):
+        """Barrier energy (``+inf`` if a vertex is on or behind a boundary)."""
+        return cb._energy(*self._args(x))
+
+    def gradient(self, x):
+        """(N, 1) gradient; minus it is the contact force on each vertex."""
+        return cb._gradient(*self._args(x))
+
+    def hessian(self, x):
+        """(N, N) CSC Hessian: exact, block diagonal and positive semi-definite."""
+        return self._pattern.matrix(cb._hessian_blocks(*self._args(x)))
+
+    def max_step(self, x, dx):
+        """Largest fraction in (0, 1] of the step dx from x that keeps every distance positive, times safety."""
+        X = np.reshape(x, (self.n, self.dim))
+        t = ccd._half_space_impact(X, np.reshape(dx, X.shape), self.points, self.normals, self.vertices)
+        return ccd._step_fraction(t, self.safety)
+
+    def friction_frame(self, x_start):
+        """The lagged ``FrictionFrame`` (normal forces, tangents) of the contacts active at x_start."""
+        return cb._friction_frame(*self._args(x_start))
+
+
+class SegmentContact:
+    r"""Barrier contact of vertices against boundary segments of other bodies, 2D.
+
+    :math:`E(x) = \kappa \sum_{(p, a, b)} w_p\, b\big(d(p, [a, b])\big)`, :math:`d` the point-segment distance (three regions)
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes (positions are (n, 2), stacked as (2n, 1)).
+    segments, d_hat, kappa, weight, vertices, bodies
+        As ``simkit.energies.segment_barrier_energy``: (m, 2) boundary segments, activation
+        distance > 0, stiffness > 0, per-vertex weights > 0 (lumped length or mass), the
+        vertices that can touch (keyword-only, default every node of a segment) and a body
+        label per node (keyword-only: a vertex then meets only other bodies' segments).
+    psd : bool, optional, keyword-only
+        Project each contact's Hessian block (default True).
+    safety : float, optional, keyword-only
+        Fraction in (0, 1) of the time of impact that ``max_step`` allows (default 0.9).
+    """
+
+    def __init__(self, n, segments, d_hat, kappa, weight=1.0, *, vertices=None, bodies=None, psd=True,
+                 safety=ccd.SAFETY):
+        self.n = _validate.integer(n, "n", low=1)
+        self.pairs = sb.segment_pairs(segments, self.n, vertices, bodies)
+        self.d_hat, self.kappa, w, _ = cb._contact_parameters(d_hat, kappa, weight, self.n, None)
+        self.weight = w[self.pairs[:, 0]]
+        self.psd = _validate.boolean(psd, "psd")
+        self.safety = ccd._check_safety(safety)
+        self.size = 2 * self.n
+
+    def _X(self, x):
+        return np.reshape(x, (self.n, 2))
+
+    def distances(self, x):
+        """(k,) distance of each candidate vertex-segment pair (``self.pairs``)."""
+        return sb._distances(self._X(x), self.pairs)
+
+    def energy(self, x):
+        """Barrier energy (``+inf`` if a vertex touches a segment)."""
+        return sb._energy(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
+
+    def gradient(self, x):
+        """(2n, 1) gradient; minus it is the contact force."""
+        return sb._gradient(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
+
+    def hessian(self, x):
+        """(2n, 2n) CSC Hessian (each contact block projected when ``psd``)."""
+        return sb._hessian(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight, self.psd)
+
+    def max_step(self, x, dx):
+        """Largest fraction in (0, 1] of the step dx from x keeping every vertex off every segment, times safety."""
+        X = self._X(x)
+        dX = np.reshape(dx, X.shape)
+        near = ccd._reachable_pairs(X, dX, self.pairs)
+        return ccd._filtered_fraction(ccd._segment_impact(X, dX, near), self.safety, X, dX, near)
+
+    def friction_frame(self, x_start):
+        """The lagged ``FrictionFrame`` of the contacts active at x_start."""
+        return sb._friction_frame(self._X(x_start), self.pairs, self.d_hat, self.kappa, self.weight)
+
+
+class Friction:
+    r"""IPC's smoothed Coulomb friction of a contact term, lagged at the start of each step.
+
+    :math:`D(x) = \sum_k \mu \lambda_k f_0(\lVert u_k \rVert)`, :math:`u_k = T_k^\top \sum_a c_{ka} (x_a - x_a^n)`, :math:`f_0` = ``stick_slip_friction_interpolant``
+
+    Call ``update(x_n)`` at the start of every step: it freezes the normal forces
+    :math:`\lambda_k`, tangent bases :math:`T_k` and coefficients of the contacts active at
+    :math:`x_n` (one update per step; calling it again with a step's solution and re-solving
+    iterates the lagging towards fully implicit friction).
+
+    Parameters
+    ----------
+    contact : HalfSpaceContact or SegmentContact
+        The contact term whose contacts carry friction.
+    mu : float
+        Friction coefficient, >= 0.
+    epsilon_v : float
+        Smoothing speed, > 0: a "sticking" contact creeps below it.
+    h : float
+        Time step, > 0 (the step's displacement threshold is ``epsilon_v h``).
+    """
+
+    def __init__(self, contact, mu, epsilon_v, h):
+        if not hasattr(contact, "friction_frame"):
+            raise TypeError(f"contact: expected a contact term with friction_frame(x_start), got "
+                            f"{type(contact).__name__}")
+        self.contact, self.size = contact, getattr(contact, "size", None)
+        self.mu = fr._friction_coefficient(mu)
+        self.threshold = fr._threshold(epsilon_v, h)
+        self.frame = None
+
+    def update(self, x_start):
+        """Lag the normal forces and tangent bases from x_start (x_n, the start of the step)."""
+        self.frame = self.contact.friction_frame(x_start)
+        self._pattern = _assembly.dof_pattern(self.frame.dofs, self.frame.x_start.size)
+        return self
+
+    def _args(self, x):
+        if self.frame is None:
+            raise RuntimeError("Friction: call update(x_n) at the start of the step before evaluating it")
+        return np.reshape(x, self.frame.x_start.shape), self.frame, self.mu, self.threshold
+
+    def energy(self, x):
+        """The friction potential of the step to x."""
+        return fr._energy(*self._args(x))
+
+    def gradient(self, x):
+        """(N, 1) gradient; minus it is the friction force."""
+        return fr._gradient(*self._args(x))
+
+    def hessian(self, x):
+        """(N, N) CSC Hessian, exact and positive semi-definite."""
+        return self._pattern.matrix(fr._hessian_blocks(*self._args(x)))
+
+
+def min_step(*terms):
+    """One line-search filter for several contact terms: ``max_step(x, dx) = min`` of theirs.
+
+    Parameters
+    ----------
+    *terms : objects with ``max_step(x, dx) -> float``
+        E.g. a ``HalfSpaceContact`` ground and a ``SegmentContact`` between bodies.
+
+    Returns
+    -------
+    max_step : callable
+        ``max_step(x, dx) -> float`` in (0, 1], for ``newton_solver``/``backward_euler``.
+    """
+    for i, term in enumerate(terms):
+        if not callable(getattr(term, "max_step", None)):
+            raise TypeError(f"terms[{i}]: expected a contact term with max_step(x, dx), got {type(term).__name__}")
+    filters = [term.max_step for term in terms]
+    return lambda x, dx: min(f(x, dx) for f in filters)
