@@ -19,6 +19,12 @@ from .style import (GRID_C, INTEGRATOR_COLORS, PIN_C, REST_C, SPRING_EDGE, SPRIN
                     _finish_plot, _plot_axes, _style_axes, style)
 
 
+def _curves(x, series, name):
+    """The abscissa ``x`` as a finite (k,) array and the series as {name: (k,) array} of a curve plot."""
+    x = _validate.finite_array(x, name).reshape(-1)
+    return x, _series(series, x.shape[0], "series", f"entries in {name}")
+
+
 @public
 class SpringNetworkArtists(NamedTuple):
     """Artists drawn by ``plot_spring_network`` (None where not drawn)."""
@@ -187,8 +193,7 @@ def line_plot(t, series, xlabel="", ylabel="", colors=None, title=None, ax=None,
     fig : matplotlib.figure.Figure
     ax : matplotlib.axes.Axes
     """
-    t = _validate.finite_array(t, "t").reshape(-1)
-    series = _series(series, t.shape[0], "series", "entries in t")
+    t, series = _curves(t, series, "t")
     cols = _colors(colors, series)
     with style():
         fig, ax, own = _plot_axes(ax, figsize)
@@ -269,8 +274,7 @@ def residual_plot(series, t=None, ax=None, markers=False, xlabel="iteration", yl
             raise ValueError(f"series: expected equal lengths without t, got {sorted(lengths)}; pass t or equal-length series")
         t = np.arange(lengths.pop(), dtype=float)
     else:
-        t = _validate.finite_array(t, "t").reshape(-1)
-        series = _series(series, t.shape[0], "series", "entries in t")
+        t, series = _curves(t, series, "t")
     cols = _colors(colors, series)
     with style():
         fig, ax, own = _plot_axes(ax, figsize)
@@ -308,8 +312,7 @@ def loglog_plot(x, series, xlabel="", ylabel="", colors=None, ref_slopes=None, t
     fig : matplotlib.figure.Figure
     ax : matplotlib.axes.Axes
     """
-    x = _validate.finite_array(x, "x").reshape(-1)
-    series = _series(series, x.shape[0], "series", "entries in x")
+    x, series = _curves(x, series, "x")
     if np.any(x <= 0):
         raise ValueError("x: expected positive values on log-log axes")
     for key, y in series.items():

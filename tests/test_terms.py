@@ -400,6 +400,8 @@ def test_bending_reads_the_size_from_x():
 def test_bending_bad_input(args, x, error, match):
     with pytest.raises(error, match=match):
         terms.Bending(*args).energy(x)
+    with pytest.raises(TypeError, match="^psd: expected True, False or the name of a projection"):
+        terms.Bending([[0, 1, 2]], 0.0, 1.0, psd=None)
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,14 +4,15 @@ Density per hinge, in its signed angle theta (``simkit.dihedral_angles``)::
 
     psi = 1/2 * kappa * (theta - theta0)^2
 
-as ``simkit.energies.bending_*_x``, whose kernels it calls with the hinges checked once.
+as ``simkit.energies.bending_*_x``: energy and gradient (the calls a line search repeats) run
+their kernels on hinges checked once; the Hessian is ``bending_hessian_x`` itself, the one place
+that says what ``psd=True`` projects (its checks cost a small part of one Hessian).
 """
 import numpy as np
 
 from .. import _assembly, _validate
 from .._hinge_angle import chunks, hinges
-from .._hinge_hessian import upper_blocks
-from ..energies.bending import _dpsi, _psi
+from ..energies.bending import _dpsi, _psi, bending_hessian_x
 from .base import Term
 
 
@@ -21,7 +22,7 @@ class Bending(Term):
     :math:`\Psi(x) = \sum_h \tfrac12 \kappa_h (\theta_h(x) - \theta_{0,h})^2`
 
     The size of x is read from each call (any number of nodes covering the hinges); the
-    assembly patterns are kept per size.
+    gradient's assembly pattern is kept per size.
 
     Parameters
     ----------
@@ -33,9 +34,9 @@ class Bending(Term):
         Rest angles.
     kappa : (c, 1) or (c,) float array, or a scalar
         Bending stiffness of each hinge, >= 0.
-    psd : bool, default True, keyword-only
-        Hessian: the projected one of ``bending_hessian_x(..., psd=True)`` (what Newton needs),
-        or the exact one.
+    psd : bool or str, default True, keyword-only
+        The Hessian's ``psd`` of ``bending_hessian_x``: True its default projection (what
+        Newton needs), False the exact Hessian.
     """
 
     def __init__(self, C, theta0, kappa, *, psd=True):
@@ -47,21 +48,22 @@ class Bending(Term):
         c = self.C.shape[0]
         self.theta0 = _validate.element_values(theta0, "theta0", c, what="hinge")
         self.kappa = _validate.element_param(kappa, "kappa", c, what="hinge")
-        self.psd = _validate.boolean(psd, "psd")
+        if not isinstance(psd, (bool, np.bool_, str)):
+            raise TypeError(f"psd: expected True, False or the name of a projection, got {type(psd).__name__}")
+        self.psd = psd
         self._nodes = int(self.C.max()) + 1 if c else 0
-        self._patterns = {}
+        self._scatters = {}
 
     def _geometry(self, x):
-        """Positions transposed (dim, n), and the (vector, matrix) assembly patterns of their size."""
+        """Positions transposed (dim, n), and the gradient's assembly pattern for their size."""
         X = _validate.node_positions(x, self.dim, "x", dims=(self.dim,))
         n = X.shape[0]
         if n < self._nodes:
             raise ValueError(f"x: the hinges C reach node {self._nodes - 1}, but x holds {n} nodes")
         N = n * self.dim
-        if N not in self._patterns:
-            self._patterns[N] = (_assembly.vector_scatter(self.C, self.dim, N),
-                                 _assembly.symmetric_pattern(self.C, self.dim, N))
-        return np.ascontiguousarray(X.T), self._patterns[N]
+        if N not in self._scatters:
+            self._scatters[N] = _assembly.vector_scatter(self.C, self.dim, N)
+        return np.ascontiguousarray(X.T), self._scatters[N]
 
     def energy(self, x):
         """Total bending energy, float."""
@@ -71,7 +73,7 @@ class Bending(Term):
 
     def gradient(self, x):
         """Gradient, (N, 1) float array."""
-        Xt, (scatter, _) = self._geometry(x)
+        Xt, scatter = self._geometry(x)
         C = self.C
         g = np.empty((Xt.shape[0] * C.shape[1], C.shape[0]))
         for sl in chunks(C.shape[0]):
@@ -81,5 +83,4 @@ class Bending(Term):
 
     def hessian(self, x):
         """Hessian (projected per hinge when ``psd``), (N, N) sparse matrix."""
-        Xt, (_, pattern) = self._geometry(x)
-        return pattern.matrix(upper_blocks(Xt, self.C, self.theta0, self.kappa, self.psd))
+        return bending_hessian_x(x, self.C, self.theta0, self.kappa, psd=self.psd)
