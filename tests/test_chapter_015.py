@@ -248,6 +248,14 @@ def test_every_drape_step_converged(printed):
     check_converged(counts)
 
 
+def test_every_newton_solve_reports_convergence(printed):
+    """Rolls (4), refinement and floor variants (1 line each), settles (3), exercise 2; the section 3
+    line ("beam True, strip True, ...") is checked with the strip."""
+    flags = re.findall(r"converged:? (True|False)", printed)
+    assert len(flags) >= 4 + 2 + 3 + 1 and set(flags) == {"True"}, flags
+    assert re.search(r"exercise 2: .*, converged: True", printed)
+
+
 def test_settled_shapes_are_in_equilibrium(printed):
     rows = re.findall(r"residual (\S+)% of the weight, converged: (\w+)", printed)
     assert len(rows) == 3
