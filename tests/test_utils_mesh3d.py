@@ -1,7 +1,4 @@
-"""utils, 3D section: camera, flat shading, mesh figures and videos, the interactive plotly view."""
-import re
-from pathlib import Path
-
+"""utils, 3D meshes (course.mesh3d): camera, flat shading, mesh figures and videos, hinge drawings."""
 import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import numpy as np
@@ -9,6 +6,7 @@ import pytest
 
 import simkit
 import utils
+from course import mesh3d
 
 SEED = 0
 TOL = 1e-12
@@ -44,16 +42,16 @@ def test_faces_are_shaded_by_normal_and_side():
     basis = utils.view_basis(utils.View(0.0, 0.0))
     light = basis[2] + 0.2 * basis[1]
     lit = (light / np.linalg.norm(light))[2]
-    _, rgba = utils._shaded_faces(X, np.array([[0, 1, 2]]), basis, front, back)
+    _, rgba = mesh3d._shaded_faces(X, np.array([[0, 1, 2]]), basis, front, back)
     np.testing.assert_allclose(rgba[0, :3], front * (utils.AMBIENT + utils.DIFFUSE * lit), atol=TOL)
-    _, rgba = utils._shaded_faces(X, np.array([[0, 2, 1]]), basis, front, back)     # flipped: its back shows
+    _, rgba = mesh3d._shaded_faces(X, np.array([[0, 2, 1]]), basis, front, back)     # flipped: its back shows
     np.testing.assert_allclose(rgba[0, :3], back * (utils.AMBIENT + utils.DIFFUSE * lit), atol=TOL)
 
 
 def test_faces_are_painted_far_to_near():
     X = np.array([[0, 0, -1], [1, 0, -1], [0, 1, -1], [0, 0, 1], [1, 0, 1], [0, 1, 1.0]])
     F = np.array([[3, 4, 5], [0, 1, 2]])                     # near triangle listed first
-    screen, _ = utils._shaded_faces(X, F, utils.view_basis(utils.View(0.0, 0.0)), np.ones(3), np.ones(3))
+    screen, _ = mesh3d._shaded_faces(X, F, utils.view_basis(utils.View(0.0, 0.0)), np.ones(3), np.ones(3))
     np.testing.assert_allclose(screen[0], X[[0, 1, 2], :2])   # the far one (z = -1) is drawn first
 
 
@@ -143,58 +141,3 @@ def test_plot_hinge_3d_draws_both_normals():
     utils.plot_hinge_3d(ax, X4)
     labels = [t.get_text() for t in ax.texts]
     assert "$n_0$" in labels and "$n_1$" in labels and "o1" in labels
-
-
-def test_profile_plot_draws_each_curve_and_the_pins():
-    fig, ax = utils.profile_plot({"a": np.zeros((3, 2)), "b": np.ones((4, 2))}, pins=[[0.0, 0.0]])
-    assert len(ax.lines) == 2
-    assert ax.get_legend() is not None
-    with pytest.raises(ValueError, match=r"^curves\['b'\]: expected shape \(n, dim\)"):
-        utils.profile_plot({"b": np.ones((4, 3))})
-
-
-def test_mesh_viewer_html_holds_every_frame_as_float32(sheet):
-    V, F = sheet
-    T = 5
-    states = np.stack([V + [0.0, -0.1 * k, 0.0] for k in range(T)])
-    html = utils.mesh_viewer_html(states, F, np.arange(T) * 0.5, pins=[0], div_id="cloth",
-                                  script_src="plotly.min.js").data
-    assert '<div id="cloth"' in html
-    assert '<script charset="utf-8" src="plotly.min.js"></script>' in html
-    assert "cdn" not in html.lower()
-    frames = re.findall(r'"name":"(\d+)","traces":\[0\]', html)
-    assert frames == [str(k) for k in range(T)]
-    assert html.count('"dtype":"f4"') >= 3 * T                      # x, y, z of every frame travel as float32
-    assert re.search(r'"label":"2\.00"', html)                       # slider steps are labelled with t
-    again = utils.mesh_viewer_html(states, F, np.arange(T) * 0.5, pins=[0], div_id="cloth",
-                                   script_src="plotly.min.js").data
-    assert again == html                                            # reproducible output
-
-
-def test_mesh_viewer_html_default_src_is_the_vendored_bundle(sheet):
-    V, F = sheet
-    html = utils.mesh_viewer_html(V[None], F, [0.0]).data
-    assert f'src="../_static/vendor/{utils.plotly_js_name()}"' in html
-    assert re.fullmatch(r"plotly-gl3d-\d+\.\d+\.\d+\.min\.js", utils.plotly_js_name())
-
-
-def test_the_vendored_bundle_is_the_plotly_js_the_wheel_writes_figures_for():
-    from plotly.offline import get_plotlyjs_version
-
-    bundle = Path(utils.ROOT) / "book" / "_static" / utils.PLOTLY_STATIC / utils.plotly_js_name()
-    head = bundle.read_bytes()[:200].decode()
-    assert f"plotly.js (gl3d - minified) v{get_plotlyjs_version()}" in head
-    assert bundle.with_name(bundle.name.replace(".min.js", ".LICENSE.txt")).read_text().startswith("MIT License")
-
-
-@pytest.mark.parametrize("bad, match", [
-    (dict(t=[0.0, 1.0]), "^t: expected 1 values"),
-    (dict(div_id="1 bad"), "^div_id: expected an HTML id"),
-    (dict(pins=[100]), r"^pins: expected indices in \[0, 12\)"),
-    (dict(fps=0), "^fps: expected a finite value > 0"),
-])
-def test_mesh_viewer_html_rejects_bad_input(sheet, bad, match):
-    V, F = sheet
-    args = dict(t=[0.0]) | bad
-    with pytest.raises(ValueError, match=match):
-        utils.mesh_viewer_html(V[None], F, **args)

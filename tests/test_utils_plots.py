@@ -1,5 +1,4 @@
-"""utils: paths, colours and the static plot helpers."""
-import os
+"""utils, the look (course.style) and the static 2D plots (course.plots2d)."""
 
 import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
@@ -23,48 +22,6 @@ def chain():
 
 def _rgba(c):
     return np.array(mcolors.to_rgba(c))
-
-
-# ---------------------------------------------------------------------------------------
-# paths
-# ---------------------------------------------------------------------------------------
-
-def test_root_is_the_repository_root():
-    assert os.path.isfile(os.path.join(utils.ROOT, "utils.py"))
-    assert os.path.isdir(os.path.join(utils.ROOT, "simkit"))
-
-
-def test_notebook_results_path_ignores_cwd(tmp_path, monkeypatch):
-    monkeypatch.setattr(utils, "ROOT", str(tmp_path / "repo"))
-    monkeypatch.chdir(tmp_path)
-    path = utils.notebook_results_path("011_mass_springs")
-    assert path == str(tmp_path / "repo" / "results" / "011_mass_springs")
-    assert os.path.isdir(path)
-    assert not os.path.exists(tmp_path / "results")
-    assert utils.notebook_results_path("011_mass_springs") == path     # idempotent
-
-
-@pytest.mark.parametrize("name, error", [("", ValueError), ("..", ValueError), ("a/b", ValueError), (None, TypeError)])
-def test_notebook_results_path_bad_name(name, error):
-    with pytest.raises(error, match="^name: expected a"):
-        utils.notebook_results_path(name)
-
-
-def test_media_dir_default_and_environment(tmp_path, monkeypatch):
-    monkeypatch.setattr(utils, "ROOT", str(tmp_path / "repo"))
-    monkeypatch.delenv(utils.MEDIA_ENV, raising=False)
-    assert utils.media_dir() == str(tmp_path / "repo" / "media")
-    assert os.path.isdir(tmp_path / "repo" / "media")
-    monkeypatch.setenv(utils.MEDIA_ENV, str(tmp_path / "staging" / "media"))
-    assert utils.media_dir() == str(tmp_path / "staging" / "media")
-    assert os.path.isdir(tmp_path / "staging" / "media")
-
-
-def test_media_dir_that_is_a_file(tmp_path, monkeypatch):
-    (tmp_path / "media").write_text("x")
-    monkeypatch.setenv(utils.MEDIA_ENV, str(tmp_path / "media"))
-    with pytest.raises(ValueError, match="is a file, not a folder"):
-        utils.media_dir()
 
 
 # ---------------------------------------------------------------------------------------
@@ -294,70 +251,9 @@ def test_loglog_plot_bad_input(x, series, match):
         utils.loglog_plot(x, series)
 
 
-# ---------------------------------------------------------------------------------------
-# Chapter: the one publishing call of a chapter
-# ---------------------------------------------------------------------------------------
-
-@pytest.fixture
-def chapter(tmp_path, monkeypatch):
-    monkeypatch.setattr(utils, "ROOT", str(tmp_path / "repo"))
-    monkeypatch.setenv(utils.MEDIA_ENV, str(tmp_path / "staging"))
-    return utils.Chapter("011_mass_springs")
-
-
-@pytest.mark.parametrize("name", ["11_mass", "011", "011_Mass", "011-mass", "../011_x"])
-def test_chapter_bad_name(name):
-    with pytest.raises(ValueError, match="^name: expected a notebook name 'NNN_topic'"):
-        utils.Chapter(name)
-    with pytest.raises(TypeError, match="^name: expected a str"):
-        utils.Chapter(None)
-
-
-def test_chapter_paths_follow_results_and_media_dir(chapter, tmp_path):
-    assert (chapter.name, chapter.prefix) == ("011_mass_springs", "011")
-    assert chapter.results_dir == str(tmp_path / "repo" / "results" / "011_mass_springs")
-    result, published = chapter.paths("cable_static", ".mp4")
-    assert result == str(tmp_path / "repo" / "results" / "011_mass_springs" / "cable_static.mp4")
-    assert published == str(tmp_path / "staging" / "011_cable_static.mp4")
-    with pytest.raises(ValueError, match="^name: expected a lower-case media name"):
-        chapter.paths("Cable static", ".png")
-
-
-def test_chapter_figure_publishes_at_double_density_and_closes(chapter, tmp_path):
-    fig, ax = utils.line_plot([0, 1], {"a": [0, 1]}, figsize=(4, 3))
-    shown = chapter.figure(fig, "line")
-    assert not plt.fignum_exists(fig.number)
-    result = tmp_path / "repo" / "results" / "011_mass_springs" / "line.png"
-    published = tmp_path / "staging" / "011_line.png"
-    assert result.read_bytes() == published.read_bytes() == shown.data
-    width = int.from_bytes(shown.data[16:20], "big")
-    assert 2 * 380 <= width <= 2 * 400, "about 2 x 400 pixels: 4 inches at DENSITY x DPI (tight bbox)"
-    assert shown.width == round(width / utils.DENSITY)
-    fig, ax = utils.line_plot([0, 1], {"a": [0, 1]}, figsize=(4, 3))
-    assert chapter.figure(fig, "line").data == shown.data, "byte-reproducible"
-
-
-def test_chapter_video_publishes_embeds_with_alt_and_width(chapter, tmp_path):
-    X = np.array([[0.0, 0.0], [1.0, 0.0]])
-    states = [X + [[0, 0], [0.1 * i, 0]] for i in range(3)]
-    fig, anim = utils.animate_springs_grid([{"states": states, "E": [[0, 1]]}], figsize=(3, 2),
-                                           lims=((-0.5, 1.5), (-0.5, 0.5)))
-    html = chapter.video(fig, anim, "spring", fps=10, alt="A spring stretches to the right.").data
-    assert not plt.fignum_exists(fig.number)
-    assert 'aria-label="A spring stretches to the right."' in html and 'width="300"' in html
-    assert (tmp_path / "staging" / "011_spring.mp4").read_bytes() == (
-        tmp_path / "repo" / "results" / "011_mass_springs" / "spring.mp4").read_bytes()
-
-
-def test_chapter_video_refuses_frames_outside_and_missing_alt(chapter, tmp_path):
-    X = np.array([[0.0, 0.0], [1.0, 0.0]])
-    states = [X + [[0, 0], [0.5 * i, 0]] for i in range(4)]       # the free node runs out of the window
-    fig, anim = utils.animate_springs_grid([{"states": states, "E": [[0, 1]], "title": "run"}],
-                                           lims=((-0.5, 1.6), (-0.5, 0.5)))
-    with pytest.raises(ValueError, match="escape: frame 2 of 4 draws a point at"):
-        chapter.video(fig, anim, "escape", fps=10, alt="A spring stretches far.")
-    assert not plt.fignum_exists(fig.number)
-    fig, anim = utils.animate_springs_grid([{"states": states[:2], "E": [[0, 1]]}])
-    with pytest.raises(ValueError, match="^alt: expected a few words"):
-        chapter.video(fig, anim, "short", fps=10, alt="video")
-    assert not (tmp_path / "staging").exists() or not list((tmp_path / "staging").iterdir())
+def test_profile_plot_draws_each_curve_and_the_pins():
+    fig, ax = utils.profile_plot({"a": np.zeros((3, 2)), "b": np.ones((4, 2))}, pins=[[0.0, 0.0]])
+    assert len(ax.lines) == 2
+    assert ax.get_legend() is not None
+    with pytest.raises(ValueError, match=r"^curves\['b'\]: expected shape \(n, dim\)"):
+        utils.profile_plot({"b": np.ones((4, 3))})

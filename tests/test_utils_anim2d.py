@@ -1,13 +1,7 @@
-"""utils: spring animations written to MP4, the embedded video, and their bad-input errors."""
-import base64
+"""utils, 2D animations (course.anim2d): spring animations written to MP4, blitting, bad-input errors."""
 import io
-import os
-import re
-import shutil
-import sys
 
 import imageio_ffmpeg
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.collections import LineCollection
@@ -223,71 +217,6 @@ def test_grid_animation_bad_panels(panels, match):
 def test_grid_animation_bad_fps(fps):
     with pytest.raises(ValueError, match="^fps: expected a finite value"):
         _grid_animation(fps=fps)
-
-
-# ---------------------------------------------------------------------------------------
-# embed_video / show_video
-# ---------------------------------------------------------------------------------------
-
-def test_embed_video_inlines_the_file(tmp_path):
-    path = save_animation(_energy_animation()[1], tmp_path / "v.mp4", fps=FPS)
-    html = utils.embed_video(path).data
-    assert re.search(r"<video controls loop muted playsinline", html)
-    data = re.search(r'src="data:video/mp4;base64,([^"]+)"', html).group(1)
-    with open(path, "rb") as fh:
-        assert base64.b64decode(data) == fh.read()
-
-
-@pytest.mark.parametrize("name, error, match", [
-    ("missing.mp4", ValueError, "does not exist"),
-    ("clip.gif", ValueError, "^path: expected an .mp4 file"),
-])
-def test_embed_video_bad_path(tmp_path, name, error, match):
-    with pytest.raises(error, match=match):
-        utils.embed_video(tmp_path / name)
-
-
-def test_show_video_saves_closes_and_embeds(tmp_path):
-    fig, anim = _grid_animation()
-    html = utils.show_video(fig, anim, tmp_path / "media" / "14_grid.mp4", fps=FPS,
-                            copy_to=tmp_path / "copy" / "14_grid.mp4")
-    assert not plt.fignum_exists(fig.number)
-    assert "<video" in html.data
-    _assert_video(str(tmp_path / "media" / "14_grid.mp4"), N_FRAMES, FPS)
-    with open(tmp_path / "media" / "14_grid.mp4", "rb") as f0, open(tmp_path / "copy" / "14_grid.mp4", "rb") as f1:
-        assert f0.read() == f1.read()
-
-
-@pytest.mark.parametrize("fps", [0, -20])
-def test_show_video_bad_fps_writes_nothing_and_closes(tmp_path, fps):
-    fig, anim = _energy_animation()
-    with pytest.raises(ValueError, match="^fps: expected a finite value > 0"):
-        utils.show_video(fig, anim, tmp_path / "v.mp4", fps=fps)
-    assert os.listdir(tmp_path) == []
-    assert not plt.fignum_exists(fig.number)
-
-
-def test_show_video_unwritable_path(tmp_path):
-    (tmp_path / "blocker").write_text("a file where a folder should be")
-    fig, anim = _energy_animation()
-    with pytest.raises(ValueError, match="cannot create the folder of path"):
-        utils.show_video(fig, anim, tmp_path / "blocker" / "v.mp4")
-    assert os.listdir(tmp_path) == ["blocker"]
-
-
-def test_show_video_without_ffmpeg(tmp_path, monkeypatch):
-    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
-    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
-    fig, anim = _energy_animation()
-    with pytest.raises(RuntimeError, match="pip install imageio-ffmpeg"):
-        utils.show_video(fig, anim, tmp_path / "out" / "v.mp4")
-    assert os.listdir(tmp_path) == []
-
-
-def test_show_video_rejects_non_figure(tmp_path):
-    _, anim = _energy_animation()
-    with pytest.raises(TypeError, match="^fig: expected a matplotlib Figure"):
-        utils.show_video("fig", anim, tmp_path / "v.mp4")
 
 
 # ---------------------------------------------------------------------------------------

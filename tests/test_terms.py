@@ -1,10 +1,11 @@
-"""utils energy terms: SpringEnergy, PenaltySpring, Gravity, Inertia against FD and closed forms."""
+"""simkit.terms: every term against finite differences, closed forms and the functional API it wraps; Sum."""
 import numpy as np
 import pytest
 import scipy.sparse as sps
 
 import simkit
 import utils
+from simkit import terms
 
 FD_STEP = 1e-6
 GRAD_TOL = 1e-6
@@ -50,7 +51,7 @@ def test_spring_energy_closed_form_and_fd(dim):
     X, E, J, l0 = _chain(dim, rng)
     ym = rng.uniform(1.0, 3.0, (len(E), 1))
     vol = rng.uniform(0.5, 1.5, (len(E), 1))
-    spring = utils.SpringEnergy(J, ym, vol, l0)
+    spring = terms.SpringEnergy(J, ym, vol, l0)
     # Stretch every spring (scale up, then perturb a little): the exact Hessian is then PSD,
     # so the projected Hessian must match finite differences of the gradient.
     x = (1.3 * X + 0.01 * rng.standard_normal(X.shape)).reshape(-1, 1)
@@ -64,7 +65,7 @@ def test_spring_energy_closed_form_and_fd(dim):
 def test_spring_energy_zero_at_rest(dim):
     rng = np.random.default_rng(10 + dim)
     X, E, J, l0 = _chain(dim, rng)
-    spring = utils.SpringEnergy(J, np.full((len(E), 1), 5.0), l0.copy(), l0)
+    spring = terms.SpringEnergy(J, np.full((len(E), 1), 5.0), l0.copy(), l0)
     x = X.reshape(-1, 1)
     assert spring.energy(x) == pytest.approx(0.0, abs=EXACT_TOL)
     np.testing.assert_allclose(spring.gradient(x), 0.0, atol=EXACT_TOL)
@@ -80,7 +81,7 @@ def test_spring_energy_axial_stiffness(dim):
     X = np.vstack([np.zeros(dim), L0 * direction])
     E = np.array([[0, 1]])
     J = sps.kron(simkit.edge_displacement_jacobian(X, E), sps.eye(dim)).tocsc()
-    spring = utils.SpringEnergy(J, [[ym]], [[vol]], [[L0]])
+    spring = terms.SpringEnergy(J, [[ym]], [[vol]], [[L0]])
     x = np.concatenate([np.zeros(dim), 1.2 * L0 * direction]).reshape(-1, 1)
     H = spring.hessian(x).toarray()[dim:, dim:]
     np.testing.assert_allclose(direction @ H @ direction, ym * vol / L0 ** 2, rtol=EXACT_TOL)
@@ -92,7 +93,7 @@ def test_spring_energy_axial_stiffness(dim):
 def test_spring_energy_hessian_is_psd_under_compression():
     rng = np.random.default_rng(30)
     X, E, J, l0 = _chain(2, rng)
-    spring = utils.SpringEnergy(J, np.ones((len(E), 1)), l0.copy(), l0)
+    spring = terms.SpringEnergy(J, np.ones((len(E), 1)), l0.copy(), l0)
     x = (0.5 * X).reshape(-1, 1)                       # every spring compressed
     assert np.linalg.eigvalsh(spring.hessian(x).toarray()).min() >= -EXACT_TOL
 
@@ -110,7 +111,7 @@ def test_spring_energy_bad_input(change, error, match):
     X, E, J, l0 = _chain(2, np.random.default_rng(0))
     args = change({"J": J, "ym": np.ones((4, 1)), "vol": np.ones((4, 1)), "l0": l0})
     with pytest.raises(error, match=match):
-        utils.SpringEnergy(args["J"], args["ym"], args["vol"], args["l0"])
+        terms.SpringEnergy(args["J"], args["ym"], args["vol"], args["l0"])
 
 
 def test_spring_energy_takes_the_spring_count_from_j_not_from_a_parameter():
@@ -119,15 +120,15 @@ def test_spring_energy_takes_the_spring_count_from_j_not_from_a_parameter():
     E = np.array([[0, 1], [1, 2]])
     J = sps.kron(simkit.edge_displacement_jacobian(X, E), sps.eye(2)).tocsc()
     with pytest.raises(ValueError, match="^l0: .* for the 2 springs"):
-        utils.SpringEnergy(J, 1.0, 1.0, np.ones(4))
-    spring = utils.SpringEnergy(J, np.ones(1), 1.0, 1.0)
+        terms.SpringEnergy(J, 1.0, 1.0, np.ones(4))
+    spring = terms.SpringEnergy(J, np.ones(1), 1.0, 1.0)
     x = (1.1 * X).reshape(-1, 1)                       # both springs stretched by 10%
     np.testing.assert_allclose(spring.energy(x), 2 * 0.5 * 0.1 ** 2, rtol=EXACT_TOL)
 
 
 def test_spring_energy_bad_state():
     X, E, J, l0 = _chain(2, np.random.default_rng(0))
-    spring = utils.SpringEnergy(J, np.ones((4, 1)), l0, l0)
+    spring = terms.SpringEnergy(J, np.ones((4, 1)), l0, l0)
     with pytest.raises(ValueError, match=r"^x: expected a column vector of shape \(N, 1\), got \(2, 5\)"):
         spring.energy(np.zeros((5, 2)).T)
     with pytest.raises(ValueError, match="^x: expected 10 rows"):
@@ -144,7 +145,7 @@ def test_penalty_spring_closed_form_and_fd(dim):
     k = 123.0
     idx = np.array([0, 3])
     targets = rng.standard_normal((2, dim))
-    pin = utils.PenaltySpring(N_NODES, dim, k)
+    pin = terms.PenaltySpring(N_NODES, dim, k)
     assert pin.set(idx, targets) is pin
     x = rng.standard_normal((N_NODES * dim, 1))
     expected = 0.5 * k * np.sum((x.reshape(N_NODES, dim)[idx] - targets) ** 2)
@@ -156,7 +157,7 @@ def test_penalty_spring_closed_form_and_fd(dim):
 
 
 def test_penalty_spring_without_pins_is_zero():
-    pin = utils.PenaltySpring(N_NODES, 2, 10.0)
+    pin = terms.PenaltySpring(N_NODES, 2, 10.0)
     x = np.random.default_rng(50).standard_normal((2 * N_NODES, 1))
     assert pin.energy(x) == 0.0
     np.testing.assert_array_equal(pin.gradient(x), 0.0)
@@ -164,7 +165,7 @@ def test_penalty_spring_without_pins_is_zero():
 
 
 def test_penalty_spring_set_replaces_pins():
-    pin = utils.PenaltySpring(N_NODES, 2, 2.0).set([0], [[1.0, 0.0]]).set([1], [[0.0, 1.0]])
+    pin = terms.PenaltySpring(N_NODES, 2, 2.0).set([0], [[1.0, 0.0]]).set([1], [[0.0, 1.0]])
     x = np.zeros((2 * N_NODES, 1))
     np.testing.assert_allclose(pin.energy(x), 0.5 * 2.0 * 1.0)
     np.testing.assert_allclose(pin.gradient(x).ravel()[:4], [0.0, 0.0, 0.0, -2.0])
@@ -180,7 +181,7 @@ def test_penalty_spring_set_replaces_pins():
 ])
 def test_penalty_spring_bad_construction(args, error, match):
     with pytest.raises(error, match=match):
-        utils.PenaltySpring(*args)
+        terms.PenaltySpring(*args)
 
 
 @pytest.mark.parametrize("idx, targets, error, match", [
@@ -191,7 +192,7 @@ def test_penalty_spring_bad_construction(args, error, match):
 ])
 def test_penalty_spring_bad_set(idx, targets, error, match):
     with pytest.raises(error, match=match):
-        utils.PenaltySpring(N_NODES, 2, 1.0).set(idx, targets)
+        terms.PenaltySpring(N_NODES, 2, 1.0).set(idx, targets)
 
 
 # ---------------------------------------------------------------------------------------
@@ -203,7 +204,7 @@ def test_gravity(dim):
     rng = np.random.default_rng(60 + dim)
     X, E, J, l0 = _chain(dim, rng)
     f_g = simkit.gravity_force(X, E, a=-9.8, rho=1.0)
-    gravity = utils.Gravity(f_g)
+    gravity = terms.Gravity(f_g)
     x = rng.standard_normal((N_NODES * dim, 1))
     np.testing.assert_allclose(gravity.energy(x), -(f_g.reshape(-1) @ x.ravel()), rtol=EXACT_TOL)
     _fd_check(gravity, x)
@@ -216,11 +217,11 @@ def test_gravity(dim):
 
 def test_gravity_bad_input():
     with pytest.raises(ValueError, match="^f_g: expected finite values"):
-        utils.Gravity([[np.inf], [0.0]])
+        terms.Gravity([[np.inf], [0.0]])
     with pytest.raises(TypeError, match="^f_g: expected a real numeric array"):
-        utils.Gravity("down")
+        terms.Gravity("down")
     with pytest.raises(ValueError, match="^x: expected 2 rows"):
-        utils.Gravity([[1.0], [0.0]]).energy(np.zeros((3, 1)))
+        terms.Gravity([[1.0], [0.0]]).energy(np.zeros((3, 1)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -235,7 +236,7 @@ def test_inertia_equals_backward_euler_term(dim):
     h = 0.03
     x_n = rng.standard_normal((N_NODES * dim, 1))
     v_n = rng.standard_normal((N_NODES * dim, 1))
-    inertia = utils.Inertia(M, h)
+    inertia = terms.Inertia(M, h)
     assert inertia.update(x_n, v_n) is inertia
     x = rng.standard_normal((N_NODES * dim, 1))
     x_prev = x_n - h * v_n
@@ -251,7 +252,7 @@ def test_inertia_equals_backward_euler_term(dim):
 
 
 def test_inertia_needs_update():
-    inertia = utils.Inertia(sps.eye(4).tocsc(), 0.1)
+    inertia = terms.Inertia(sps.eye(4).tocsc(), 0.1)
     with pytest.raises(RuntimeError, match=r"call update\(x_n, v_n\)"):
         inertia.energy(np.zeros((4, 1)))
 
@@ -266,12 +267,202 @@ def test_inertia_needs_update():
 ])
 def test_inertia_bad_construction(M, h, error, match):
     with pytest.raises(error, match=match):
-        utils.Inertia(M, h)
+        terms.Inertia(M, h)
 
 
 def test_inertia_bad_update():
-    inertia = utils.Inertia(sps.eye(4).tocsc(), 0.1)
+    inertia = terms.Inertia(sps.eye(4).tocsc(), 0.1)
     with pytest.raises(ValueError, match="^v_n: expected 4 rows"):
         inertia.update(np.zeros((4, 1)), np.zeros((3, 1)))
     with pytest.raises(ValueError, match="^x_n: expected finite values"):
         inertia.update(np.full((4, 1), np.nan), np.zeros((4, 1)))
+
+
+# ---------------------------------------------------------------------------------------
+# the terms are the functional API, prepared: bit-identical values (chapters print the same numbers)
+# ---------------------------------------------------------------------------------------
+
+def _same(a, b):
+    """Bitwise equal floats, arrays or sparse matrices (same stored values, same pattern)."""
+    if sps.issparse(a):
+        a, b = sps.csc_matrix(a), sps.csc_matrix(b)
+        a.sort_indices()
+        b.sort_indices()
+        np.testing.assert_array_equal(a.indptr, b.indptr)
+        np.testing.assert_array_equal(a.indices, b.indices)
+        a, b = a.data, b.data
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_terms_equal_the_functions_they_prepare_bit_for_bit(dim):
+    rng = np.random.default_rng(80 + dim)
+    X, E, J, l0 = _chain(dim, rng)
+    x = (X + 0.2 * rng.standard_normal(X.shape)).reshape(-1, 1)       # some springs stretched, some compressed
+    ym, vol = rng.uniform(1.0, 3.0, (len(E), 1)), rng.uniform(0.5, 1.5, (len(E), 1))
+    spring = terms.SpringEnergy(J, ym, vol, l0)
+    k = ym / l0 ** 2
+    _same(spring.energy(x), simkit.energies.mass_springs_energy_z(x, J, k, vol, l0))
+    _same(spring.gradient(x), simkit.energies.mass_springs_gradient_z(x, J, k, vol, l0))
+    _same(spring.hessian(x), simkit.energies.mass_springs_hessian_z(x, J, k, vol, l0, psd=True))
+    targets = rng.standard_normal((2, dim))
+    pin = terms.PenaltySpring(N_NODES, dim, 1e10).set([0, 1], targets)
+    Q, b = simkit.dirichlet_penalty([0, 1], targets, N_NODES, 1e10)
+    _same(pin.energy(x), simkit.energies.quadratic_energy(x, Q, b) + 0.5 * 1e10 * np.sum(targets ** 2))
+    _same(pin.gradient(x), simkit.energies.quadratic_gradient(x, Q, b))
+    M = sps.kron(simkit.massmatrix(X, E, rho=0.2), sps.eye(dim)).tocsc()
+    x_n, v_n, h = X.reshape(-1, 1), rng.standard_normal(x.shape), 0.02
+    inertia = terms.Inertia(M, h).update(x_n, v_n)
+    _same(inertia.energy(x), simkit.energies.kinetic_energy_be(x, x_n, x_n - h * v_n, M, h))
+    _same(inertia.gradient(x), simkit.energies.kinetic_gradient_be(x, x_n, x_n - h * v_n, M, h))
+    _same(inertia.hessian(x), simkit.energies.kinetic_hessian_be(M, h))
+
+
+def test_utils_reexports_the_terms():
+    for name in ("SpringEnergy", "PenaltySpring", "Gravity", "Inertia"):
+        assert getattr(utils, name) is getattr(terms, name)
+
+
+# ---------------------------------------------------------------------------------------
+# Bending: the hinge term of 014 (2D triples) and 015 (3D quads)
+# ---------------------------------------------------------------------------------------
+
+def _beam(n=6, seed=90):
+    """A bent 2D polyline: positions (n, 2), hinge triples, a random rest angle per hinge."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([np.linspace(0.0, 2.0, n), 0.2 * rng.standard_normal(n)])
+    C = np.column_stack([np.arange(n - 2), np.arange(1, n - 1), np.arange(2, n)])
+    return X, C, 0.3 * rng.standard_normal(n - 2), rng.uniform(1.0, 3.0, n - 2)
+
+
+def _folded_sheet(seed=91):
+    """A 4 x 3 grid sheet, crumpled: positions (12, 3), hinge quads, flat rest angles, stiffnesses."""
+    rng = np.random.default_rng(seed)
+    V, F = simkit.grid_sheet(4, 3, 1.0, 0.6)
+    C = simkit.hinge_quads(F)
+    X = V + 0.1 * rng.standard_normal(V.shape)
+    return X, C, np.zeros(len(C)), simkit.discrete_shells_stiffness(V, C, 2.0).ravel()
+
+
+@pytest.mark.parametrize("geometry", [_beam, _folded_sheet])
+@pytest.mark.parametrize("psd", [True, False])
+def test_bending_equals_bending_x_bit_for_bit(geometry, psd):
+    X, C, theta0, kappa = geometry()
+    x = X.reshape(-1, 1)
+    bending = terms.Bending(C, theta0, kappa, psd=psd)
+    _same(bending.energy(x), simkit.energies.bending_energy_x(x, C, theta0, kappa))
+    _same(bending.gradient(x), simkit.energies.bending_gradient_x(x, C, theta0, kappa))
+    _same(bending.hessian(x), simkit.energies.bending_hessian_x(x, C, theta0, kappa, psd=psd))
+
+
+@pytest.mark.parametrize("geometry", [_beam, _folded_sheet])
+def test_bending_closed_form_fd_and_projection(geometry):
+    X, C, theta0, kappa = geometry()
+    x = X.reshape(-1, 1)
+    exact = terms.Bending(C, theta0, kappa, psd=False)
+    theta = simkit.dihedral_angles(X, C).ravel()
+    np.testing.assert_allclose(exact.energy(x), np.sum(0.5 * kappa * (theta - theta0) ** 2), rtol=EXACT_TOL)
+    _fd_check(exact, x)
+    projected = terms.Bending(C, theta0, kappa).hessian(x).toarray()           # psd=True, as chapters use it
+    assert np.linalg.eigvalsh(projected).min() >= -EXACT_TOL
+    assert np.linalg.eigvalsh(exact.hessian(x).toarray()).min() < -1e-3       # folded: the exact one is not PSD
+
+
+def test_bending_is_zero_at_rest_and_takes_positions_too():
+    X, C, _, kappa = _beam()
+    bending = terms.Bending(C, simkit.dihedral_angles(X, C), kappa)
+    assert bending.energy(X.reshape(-1, 1)) == pytest.approx(0.0, abs=EXACT_TOL)
+    np.testing.assert_allclose(bending.gradient(X), 0.0, atol=EXACT_TOL)     # (n, dim) positions, as bending_x
+
+
+def test_bending_reads_the_size_from_x():
+    """Hinges need not reach the last nodes: a longer x just adds free nodes (zero rows)."""
+    X, C, theta0, kappa = _beam()
+    bending = terms.Bending(C, theta0, kappa)
+    longer = np.vstack([X, [[5.0, 5.0], [6.0, 5.0]]])
+    g = bending.gradient(longer.reshape(-1, 1))
+    assert g.shape == (2 * len(longer), 1)
+    np.testing.assert_array_equal(g[-4:], 0.0)
+    _same(g[:-4], bending.gradient(X.reshape(-1, 1)))
+    assert bending.hessian(longer.reshape(-1, 1)).shape == (2 * len(longer),) * 2
+
+
+@pytest.mark.parametrize("args, x, error, match", [
+    ((np.zeros((3, 2), int), 0.0, 1.0), None, ValueError, r"^C: expected hinge triples \(c, 3\)"),
+    ((np.zeros((3, 3)), 0.0, 1.0), None, TypeError, "^C: expected an integer index array"),
+    (([[0, 1, -1]], 0.0, 1.0), None, ValueError, r"^C: expected indices in \[0, "),
+    (([[0, 1, 2]], [0.0, 1.0], 1.0), None, ValueError, r"^theta0: expected a scalar or one value per hinge"),
+    (([[0, 1, 2]], 0.0, -1.0), None, ValueError, "^kappa: expected non-negative values"),
+    (([[0, 1, 7]], 0.0, 1.0), np.zeros((6, 1)), ValueError, "^x: the hinges C reach node 7, but x holds 3 nodes"),
+    (([[0, 1, 2]], 0.0, 1.0), np.zeros((7, 1)), ValueError, "^x: 7 rows is not a multiple of dim = 2"),
+    (([[0, 1, 2, 3]], 0.0, 1.0), np.zeros((4, 2)), ValueError, r"^x: expected \(n, dim\) positions with dim in \(3,\)"),
+])
+def test_bending_bad_input(args, x, error, match):
+    with pytest.raises(error, match=match):
+        terms.Bending(*args).energy(x)
+
+
+# ---------------------------------------------------------------------------------------
+# Sum: one more term, evaluated left to right
+# ---------------------------------------------------------------------------------------
+
+def _cantilever(dim=2):
+    """014's potential on a small chain: springs, bending (2D), gravity and a clamp, plus inertia."""
+    rng = np.random.default_rng(100 + dim)
+    X, E, J, l0 = _chain(dim, rng)
+    spring = terms.SpringEnergy(J, 2.0e4, l0.copy(), l0)
+    C = np.column_stack([np.arange(N_NODES - 2), np.arange(1, N_NODES - 1), np.arange(2, N_NODES)])
+    bending = terms.Bending(C, simkit.dihedral_angles(X, C), 50.0)
+    gravity = terms.Gravity(simkit.gravity_force(X, E, a=-9.8, rho=0.2))
+    pin = terms.PenaltySpring(N_NODES, dim, 1e10).set([0, 1], X[[0, 1]])
+    M = sps.kron(simkit.massmatrix(X, E, rho=0.2), sps.eye(dim)).tocsc()
+    inertia = terms.Inertia(M, 0.02).update(X.reshape(-1, 1), np.zeros((N_NODES * dim, 1)))
+    x = (X + 0.05 * rng.standard_normal(X.shape)).reshape(-1, 1)
+    return (spring, bending, gravity, pin), inertia, x
+
+
+def test_sum_is_the_left_to_right_sum_of_its_terms():
+    parts, inertia, x = _cantilever()
+    spring, bending, gravity, pin = parts
+    potential = terms.Sum(*parts)
+    _same(potential.energy(x), spring.energy(x) + bending.energy(x) + gravity.energy(x) + pin.energy(x))
+    _same(potential.gradient(x), spring.gradient(x) + bending.gradient(x) + gravity.gradient(x) + pin.gradient(x))
+    _same(potential.hessian(x), spring.hessian(x) + bending.hessian(x) + pin.hessian(x))     # gravity adds 0
+    step = terms.Sum(inertia, potential)                     # a sum is a term: one backward-Euler objective
+    _same(step.energy(x), inertia.energy(x) + potential.energy(x))
+    _same(step.hessian(x), inertia.hessian(x) + potential.hessian(x))
+    assert potential.size == step.size == x.shape[0] and potential.terms == parts
+    _fd_check_scaled(step, x)
+
+
+def test_plus_builds_a_sum_in_order():
+    parts, _, x = _cantilever()
+    spring, bending, gravity, pin = parts
+    total = spring + bending + gravity + pin
+    assert isinstance(total, terms.Sum)
+    _same(total.energy(x), terms.Sum(*parts).energy(x))
+
+    class Doubled:                                           # any object with the three methods is a term
+        def energy(self, x):
+            return 2 * spring.energy(x)
+
+        def gradient(self, x):
+            return 2 * spring.gradient(x)
+
+        def hessian(self, x):
+            return 2 * spring.hessian(x)
+
+    _same((Doubled() + spring).energy(x), 3 * spring.energy(x))
+    with pytest.raises(TypeError):
+        spring + 1.0
+
+
+def test_sum_bad_terms():
+    parts, _, _ = _cantilever()
+    with pytest.raises(ValueError, match="^terms: expected at least one energy term"):
+        terms.Sum()
+    with pytest.raises(TypeError, match=r"^terms\[1\]: expected an energy term with energy\(x\)"):
+        terms.Sum(parts[0], np.eye(3))
+    other = terms.Gravity(np.zeros((3 * N_NODES, 1)))             # a 3D system beside a 2D one
+    with pytest.raises(ValueError, match=r"^terms: expected every term to act on the same stacked x, got sizes \[10, 15\]"):
+        terms.Sum(*parts, other)
