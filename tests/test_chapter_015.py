@@ -38,10 +38,15 @@ def executed(chapter_run):
     return nbformat.read(ROOT / "_build" / "exec" / f"{CHAPTER}.ipynb", as_version=4)
 
 
+def stream_text(nb):
+    """Everything an executed notebook printed."""
+    return "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code"
+                   for out in cell.outputs if out.output_type == "stream")
+
+
 @pytest.fixture(scope="module")
 def printed(executed):
-    return "".join(out.get("text", "") for cell in executed.cells if cell.cell_type == "code"
-                   for out in cell.outputs if out.output_type == "stream")
+    return stream_text(executed)
 
 
 @pytest.fixture(scope="module")
@@ -170,9 +175,7 @@ def test_cylinder_constants_printed(printed):
 
 def test_reference_beam_is_chapter_14s_cantilever(chapter_run, beam_tips):
     """The model rebuilt from simkit here prints chapter 14's default tip (read from 014's own run)."""
-    nb = nbformat.read(ROOT / "_build" / "exec" / "014_bending_stiffness.ipynb", as_version=4)
-    out = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
-                  if o.output_type == "stream")
+    out = stream_text(nbformat.read(ROOT / "_build" / "exec" / "014_bending_stiffness.ipynb", as_version=4))
     tip = re.search(r"default cantilever: .* tip = \[([^\]]+)\]", out)
     assert tip, "014 printed no default tip"
     np.testing.assert_allclose(beam_tips[N_STRIP], vector(tip.group(1)), atol=PRINT_TIP)
