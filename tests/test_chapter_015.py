@@ -181,10 +181,19 @@ def test_reference_beam_is_chapter_14s_cantilever(chapter_run, beam_tips):
     np.testing.assert_allclose(beam_tips[N_STRIP], vector(tip.group(1)), atol=PRINT_TIP)
 
 
-def test_no_code_cell_types_014s_tip(executed):
-    source = "\n".join(cell.source for cell in executed.cells if cell.cell_type == "code")
+def check_tip_not_typed(source):
+    """The chapter's code computes 014's tip: no typed copy of its printed numbers."""
     assert not re.search(r"3\.83\d*\s*,\s*-1\.06\d*", source), "015 types 014's tip instead of computing it"
     assert "TIP_014" not in source
+
+
+def test_no_code_cell_types_014s_tip(executed):
+    check_tip_not_typed("\n".join(cell.source for cell in executed.cells if cell.cell_type == "code"))
+
+
+def test_typed_tip_check_can_fail():
+    with pytest.raises(AssertionError):
+        check_tip_not_typed("TIP = np.array([3.830, -1.064])   # 014's default tip, as it prints it")
 
 
 def test_strip_lands_on_014s_cantilever(printed, beam_tips):
@@ -256,12 +265,23 @@ def test_every_drape_step_converged(printed):
     check_converged(counts)
 
 
-def test_every_newton_solve_reports_convergence(printed):
-    """Rolls (4), refinement and floor variants (1 line each), settles (3), exercise 2; the section 3
-    line ("beam True, strip True, ...") is checked with the strip."""
+def check_convergence_flags(printed):
+    """Rolls (4), refinement and floor variants (1 line each), settles (3), exercise 2 print a flag
+    (the section 3 line "beam True, strip True, ..." is checked with the strip); all True."""
     flags = re.findall(r"converged:? (True|False)", printed)
     assert len(flags) >= 4 + 2 + 3 + 1 and set(flags) == {"True"}, flags
+
+
+def test_every_newton_solve_reports_convergence(printed):
+    check_convergence_flags(printed)
     assert re.search(r"exercise 2: .*, converged: True", printed)
+
+
+def test_convergence_flag_check_can_fail(printed):
+    with pytest.raises(AssertionError):
+        check_convergence_flags(printed.replace("converged: True", "converged: False", 1))
+    with pytest.raises(AssertionError):
+        check_convergence_flags(printed.replace("converged", "solved"))          # flags no longer printed
 
 
 def test_settled_shapes_are_in_equilibrium(printed):
