@@ -9,6 +9,11 @@ simkit`` needs only numpy and scipy.
 """
 from . import energies, filesystem, integrators, solvers, terms
 from .dihedral_angles import dihedral_angles
+from .dihedral_angles_2d import (dihedral_angles_2d, dihedral_angles_2d_gradient_element,
+                                 dihedral_angles_2d_hessian_element)
+from .dihedral_angles_3d import (dihedral_angles_3d, dihedral_angles_3d_gradient_element,
+                                 dihedral_angles_3d_hessian_element)
+from .dihedral_angles_element import dihedral_angles_gradient_element, dihedral_angles_hessian_element
 from .dirichlet_penalty import dirichlet_penalty
 from .discrete_shells_stiffness import discrete_shells_stiffness
 from .edge_displacement_jacobian import edge_displacement_jacobian
@@ -24,7 +29,10 @@ from . import ccd, terms
 
 __all__ = [
     "energies", "filesystem", "integrators", "solvers", "terms",
-    "dihedral_angles", "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
+    "dihedral_angles", "dihedral_angles_gradient_element", "dihedral_angles_hessian_element",
+    "dihedral_angles_2d", "dihedral_angles_2d_gradient_element", "dihedral_angles_2d_hessian_element",
+    "dihedral_angles_3d", "dihedral_angles_3d_gradient_element", "dihedral_angles_3d_hessian_element",
+    "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
     "edge_lengths", "edges", "gradient_cfd", "hessian_cfd", "gravity_force", "grid_sheet", "hinge_quads",
     "massmatrix", "psd_project",
     "ccd", "terms",

@@ -1,13 +1,21 @@
-"""The chapters, executed headless from scratch, print SPEC.md's acceptance values and publish their media."""
+"""The chapters, executed headless from scratch, print SPEC.md's acceptance values and publish their media.
+
+Two kinds of number checks live here. *Regression snapshots* (``SNAPSHOT_011``, ``SNAPSHOT_014``)
+are strings copied from an executed run, SPEC's acceptance table: they catch any change of a
+printed number but do not show that it is right. Every other check recomputes its number (a
+closed form, a root solve, a model rebuilt from simkit in ``reference_models``) and compares.
+"""
 import json
 import re
 import subprocess
 
 import imageio_ffmpeg
 import nbformat
+import numpy as np
 import pytest
 
 from conftest import ROOT, toc_chapters
+from reference_models import elastic_catenary_sag
 
 CHAPTERS = ["011_mass_springs", "014_bending_stiffness"]      # the chapters whose numbers are checked here
 TOC_CHAPTERS = toc_chapters()                                  # every chapter the site shows (015 too, once listed)
@@ -23,6 +31,26 @@ VIDEOS = {
                          "cable_dynamic": 251, "cable_compare": 80},
     "014_bending_stiffness": {"springs_only": 60, "flop_to_rigid": 60},
 }
+
+
+# regression snapshots: copied from an executed run (SPEC's acceptance values), not derived
+SNAPSHOT_011 = {
+    "oscillator": "omega = 1.000,  period = 6.283,  188 steps of dt = 0.1",
+    "amplification": {"Forward Euler": "1.00499", "Backward Euler": "0.99504", "BDF2": "0.99998"},
+    "operators": "J: (40, 42),  total mass = 4.000 (rho L = 4.000),  total weight = -39.200",
+    "static": r"static: 7 Newton iterations,  \|grad\| = \S+,  max sag = 1\.258",
+    "tension": "tension: 14.4 at the bottom  ->  23.5 next to the pins",
+    "dynamic": ("dynamic: max sag during the run = 1.981,  final max sag = 1.268 (static 1.258),  "
+                "final KE = 1.7e-04"),
+    "settling": "total energy monotone (up to round-off): True,  final distance = 1.0e-02",
+    "sweep": [(100, "2.374"), (400, "1.258"), (1600, "0.744")],
+    "discrete cable sag": 1.2578,
+}
+SNAPSHOT_014 = {"tip": r"tip = \[\s*3\.83\s+-1\.064\]"}
+# chapter 011's cable as its text states it: k = 400 N/m on 20 springs of a 4 m cable, rho = 1 kg/m, g = 9.8
+CABLE_011 = {"k": 400.0, "L0": 4.0, "springs": 20, "w": 1.0 * 9.8}
+FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+MAX_UNFOLDED_LINES = 40         # a code cell a reader sees unfolded fits on one screen
 
 
 def number(pattern, text):
@@ -48,43 +76,69 @@ def test_011_hooke_energy_and_force_match_closed_forms(printed):
     assert number(r"max \|f \+ k\(l-l0\)\| = (\S+)", out) <= 1e-12
 
 
-def test_011_oscillator_and_amplification_factors(printed):
+def amplification_factors(h_omega):
+    """Per-step amplification |z| of the three schemes on the oscillator's eigenvalue i omega, in closed form."""
+    bdf2 = np.roots([1.5 - 1j * h_omega, -2.0, 0.5])                    # (3/2 - i h w) z^2 - 2 z + 1/2 = 0
+    return {"Forward Euler": abs(1 + 1j * h_omega), "Backward Euler": 1 / abs(1 - 1j * h_omega),
+            "BDF2": np.abs(bdf2).max()}
+
+
+def test_011_oscillator_and_amplification_snapshot(printed):
     out = printed["011_mass_springs"]
-    assert "omega = 1.000,  period = 6.283,  188 steps of dt = 0.1" in out
-    for scheme, factor in [("Forward Euler", "1.00499"), ("Backward Euler", "0.99504"), ("BDF2", "0.99998")]:
+    assert SNAPSHOT_011["oscillator"] in out
+    closed = amplification_factors(0.1)                                   # omega = 1, dt = 0.1
+    for scheme, factor in SNAPSHOT_011["amplification"].items():
         line = re.search(rf"{scheme}\s+per-step amplification = (\S+),  max \|simkit - map\| = (\S+)", out)
         assert line, f"no amplification line for {scheme}"
-        assert line.group(1) == factor
+        assert line.group(1) == factor == f"{closed[scheme]:.5f}"
         assert float(line.group(2)) <= 1e-12
 
 
-def test_011_cable_operators_and_gradient_check(printed):
+def test_011_cable_operators_snapshot_and_gradient_check(printed):
     out = printed["011_mass_springs"]
-    assert "J: (40, 42),  total mass = 4.000 (rho L = 4.000),  total weight = -39.200" in out
+    assert SNAPSHOT_011["operators"] in out
     assert number(r"relative gradient error vs central differences: (\S+)", out) <= 1e-6
 
 
-def test_011_static_solve_tension_and_dynamics(printed):
+def test_011_static_solve_tension_and_dynamics_snapshot(printed):
     out = printed["011_mass_springs"]
-    assert re.search(r"static: 7 Newton iterations,  \|grad\| = \S+,  max sag = 1\.258", out)
-    assert "tension: 14.4 at the bottom  ->  23.5 next to the pins" in out
-    assert ("dynamic: max sag during the run = 1.981,  final max sag = 1.268 (static 1.258),  "
-            "final KE = 1.7e-04") in out
-    assert "total energy monotone (up to round-off): True,  final distance = 1.0e-02" in out
+    assert re.search(SNAPSHOT_011["static"], out)
+    for key in ("tension", "dynamic", "settling"):
+        assert SNAPSHOT_011[key] in out, key
 
 
-def test_011_stiffness_sweep(printed):
+def test_011_stiffness_sweep_snapshot(printed):
     out = printed["011_mass_springs"]
-    for k, sag in [(100, "2.374"), (400, "1.258"), (1600, "0.744")]:
+    for k, sag in SNAPSHOT_011["sweep"]:
         assert re.search(rf"k =\s+{k}:  max sag = {sag}", out)
+
+
+def check_catenary(EA, H, sag, cable=CABLE_011):
+    """The printed elastic catenary is Irvine's, solved here for 011's cable (EA = k l0)."""
+    assert EA == pytest.approx(cable["k"] * cable["L0"] / cable["springs"])
+    sag_closed, H_closed = elastic_catenary_sag(EA, cable["w"], cable["L0"], cable["L0"])
+    assert H == pytest.approx(H_closed, abs=5e-3)                        # printed with 2 decimals
+    assert sag == pytest.approx(sag_closed, abs=5e-5)                    # printed with 4 decimals
 
 
 def test_011_static_cable_matches_the_elastic_catenary(printed):
     out = printed["011_mass_springs"]
-    sag = number(r"elastic catenary \(EA = 80 N, H = \S+ N\): max sag = (\S+);", out)
-    assert sag == pytest.approx(1.2563, abs=1e-4)          # Irvine's closed form, solved independently
-    assert number(r"discrete cable: (\S+);", out) == pytest.approx(1.2578, abs=1e-4)
+    line = re.search(r"elastic catenary \(EA = (\S+) N, H = (\S+) N\): max sag = (\S+);", out)
+    assert line, "the catenary line is not printed"
+    check_catenary(*map(float, line.groups()))
+    assert number(r"discrete cable: (\S+);", out) == pytest.approx(SNAPSHOT_011["discrete cable sag"], abs=1e-4)
     assert number(r"relative difference = (\S+);", out) < 2e-3
+
+
+def test_catenary_check_can_fail():
+    sag, H = elastic_catenary_sag(80.0, 9.8, 4.0, 4.0)
+    check_catenary(80.0, round(H, 2), round(sag, 4))
+    with pytest.raises(AssertionError):
+        check_catenary(80.0, round(H, 2), SNAPSHOT_011["discrete cable sag"])   # the discrete sag is not Irvine's
+    with pytest.raises(AssertionError):
+        check_catenary(80.0, H * 1.01, sag)
+    with pytest.raises(AssertionError):
+        check_catenary(400.0, H, sag)                                   # k itself is not EA
 
 
 def test_011_exercise_1_largest_forward_euler_step(printed):
@@ -114,8 +168,8 @@ def test_011_exercise_3_cable_converges_to_the_catenary(printed):
     assert 1.8 <= float(line.group(2)) <= 2.2
 
 
-def test_014_default_cantilever_tip(printed):
-    assert re.search(r"tip = \[\s*3\.83\s+-1\.064\]", printed["014_bending_stiffness"])
+def test_014_default_cantilever_tip_snapshot(printed):
+    assert re.search(SNAPSHOT_014["tip"], printed["014_bending_stiffness"])
 
 
 def test_014_tip_error_falls_at_first_order(printed):
@@ -262,3 +316,25 @@ def test_chapter_ends_with_exercises_solutions_and_references(chapter, printed):
         assert f'print(f"exercise {number}:' in solution.source or f'print("exercise {number}:' in solution.source
         assert f"exercise {number}:" in printed[chapter], f"{chapter}: exercise {number} printed no answer"
     assert "{footbibliography}" in cells[-1].source and "{footcite}" in "".join(c.source for c in cells)
+
+
+def long_unfolded_cells(cells, limit=MAX_UNFOLDED_LINES):
+    """(index, lines) of every code cell shown unfolded (no hide/remove tag) with more than `limit` lines."""
+    found = []
+    for i, cell in enumerate(cells):
+        lines = len(cell.source.splitlines())
+        if cell.cell_type == "code" and not FOLDED & set(cell.metadata.get("tags", [])) and lines > limit:
+            found.append((i, lines))
+    return found
+
+
+@pytest.mark.parametrize("chapter", TOC_CHAPTERS)
+def test_no_unfolded_code_cell_is_longer_than_a_screen(chapter):
+    assert long_unfolded_cells(_cells(chapter)) == [], f"{chapter}: fold (hide-input) or split these cells"
+
+
+def test_unfolded_cell_check_can_fail():
+    long = "x = 1\n" * (MAX_UNFOLDED_LINES + 1)
+    cells = [nbformat.v4.new_code_cell(long), nbformat.v4.new_code_cell(long, metadata={"tags": ["hide-input"]}),
+             nbformat.v4.new_code_cell("y = 2\n" * MAX_UNFOLDED_LINES), nbformat.v4.new_markdown_cell(long)]
+    assert long_unfolded_cells(cells) == [(0, MAX_UNFOLDED_LINES + 1)]

@@ -224,6 +224,28 @@ def test_dihedral_angles_convention():
     np.testing.assert_allclose(theta3, [[0.0]], atol=EXACT)
 
 
+@pins("dihedral_angles_2d", "dihedral_angles_2d_gradient_element", "dihedral_angles_2d_hessian_element",
+      "dihedral_angles_3d", "dihedral_angles_3d_gradient_element", "dihedral_angles_3d_hessian_element",
+      "dihedral_angles_gradient_element", "dihedral_angles_hessian_element")
+def test_dihedral_angles_element_tier_convention():
+    # 2D as upstream: triple (A, B, C), angle at B, corners stacked [Ax, Ay, Bx, By, Cx, Cy]
+    X2, C2 = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]]), np.array([[0, 1, 2]])
+    np.testing.assert_allclose(simkit.dihedral_angles_2d(X2, C2), [[np.pi / 2]], rtol=EXACT)
+    g2 = simkit.dihedral_angles_2d_gradient_element(X2, C2)
+    assert g2.shape == (1, 6) and simkit.dihedral_angles_2d_hessian_element(X2, C2).shape == (1, 6, 6)
+    np.testing.assert_allclose(g2, [[0.0, 1.0, 1.0, -1.0, -1.0, 0.0]], atol=EXACT)   # raising A turns more left
+    # 3D: the quad is simkit's (e0, e1, o0, o1) (upstream: (o0, e0, e1, o1)); columns follow C
+    X3 = np.array([[0.0, 0, 0], [1.0, 0, 0], [0.5, 0, -1.0], [0.5, -1.0, 0]])      # folded by +pi/2
+    C3 = np.array([[0, 1, 2, 3]])
+    np.testing.assert_allclose(simkit.dihedral_angles_3d(X3, C3), [[np.pi / 2]], rtol=EXACT)
+    g3 = simkit.dihedral_angles_3d_gradient_element(X3, C3)
+    assert g3.shape == (1, 12) and simkit.dihedral_angles_3d_hessian_element(X3, C3).shape == (1, 12, 12)
+    np.testing.assert_allclose(g3[0, 6:], [0.0, -1.0, 0.0, 0.0, 0.0, -1.0], atol=EXACT)   # o0, o1
+    np.testing.assert_array_equal(simkit.dihedral_angles_gradient_element(X3, C3), g3)
+    np.testing.assert_array_equal(simkit.dihedral_angles_hessian_element(X2, C2),
+                                  simkit.dihedral_angles_2d_hessian_element(X2, C2))
+
+
 @pins("psd_project")
 def test_psd_project_convention():
     H = np.diag([-2.0, 3.0])
