@@ -77,13 +77,11 @@ def view_basis(view=None):
     return np.vstack([right, up, toward])
 
 
-
 def _triangles(F, n, name="F"):
     F = _validate.index_array(F, name, 3, n)
     if F.shape[0] == 0:
         raise ValueError(f"{name}: expected at least one triangle, got shape {F.shape}")
     return F
-
 
 
 def _rgb(color, name):

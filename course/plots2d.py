@@ -170,7 +170,6 @@ def plot_spring_network(ax, X, E, pins=None, node_values=None, edge_values=None,
     return SpringNetworkArtists(springs, nodes, pin_art, rest_lc, colorbar)
 
 
-
 def line_plot(t, series, xlabel="", ylabel="", colors=None, title=None, ax=None, figsize=(7.5, 4.2)):
     r"""Plot several named series against a shared abscissa: one curve :math:`(t_i, y_i)` per name.
 

@@ -77,7 +77,6 @@ def media_dir():
     return path
 
 
-
 _CHAPTER_NAME = re.compile(r"(\d{3})_[a-z0-9_]+")
 _MEDIA_NAME = re.compile(r"[a-z0-9][a-z0-9_]*")
 
@@ -273,8 +272,6 @@ def check_frames_inside(anim, name="anim"):
                                  f"'{title}', outside its limits x in [{x0:.3g}, {x1:.3g}], y in "
                                  f"[{y0:.3g}, {y1:.3g}]; widen lims (or pass lims=None to fit every frame)")
     anim.set_frame(0)
-
-
 
 
 def embed_video(path, alt=None, width=None):
