@@ -24,7 +24,7 @@ import numpy as np
 
 from ._small_matrices import det, matmul, outer
 
-JACOBI_SWEEPS = 5          # cyclic sweeps for 3x3 (quadratic convergence: round-off after about 4)
+JACOBI_SWEEPS = 4          # cyclic sweeps for 3x3 (quadratic convergence: round-off after 3 to 4)
 
 
 def pairs(d):
@@ -36,32 +36,33 @@ def jacobi_eigh(S):
     """Eigen-decomposition of symmetric (d, d, t) matrices.
 
     Returns eigenvalues (d, t) and eigenvectors (d, d, t) (columns), unsorted. Cyclic Jacobi
-    rotations (Golub and Van Loan's sym.schur2); one rotation is exact in 2D.
+    rotations (Golub and Van Loan's sym.schur2, with ``tan = 2 a_pq sign(theta) / (|theta| +
+    hypot(theta, 2 a_pq))``, ``theta = a_qq - a_pp``, which is 0 when a_pq is); one rotation is
+    exact in 2D.
     """
     d, t = S.shape[0], S.shape[-1]
-    a = {(p, q): np.array(S[p, q], dtype=float) for p in range(d) for q in range(p, d)}
-    V = np.zeros((d, d, t))
-    for i in range(d):
-        V[i, i] = 1.0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(1 if d == 2 else JACOBI_SWEEPS):
-            for p, q in pairs(d):
-                apq = a[p, q]
-                tau = (a[q, q] - a[p, p]) / (2.0 * apq)
-                tan = np.copysign(1.0, tau) / (np.abs(tau) + np.sqrt(1.0 + tau * tau))
-                tan = np.where(apq == 0.0, 0.0, np.nan_to_num(tan, nan=0.0, posinf=0.0, neginf=0.0))
-                c = 1.0 / np.sqrt(1.0 + tan * tan)
-                s = tan * c
-                a[p, p] = a[p, p] - tan * apq
-                a[q, q] = a[q, q] + tan * apq
-                a[p, q] = np.zeros(t)
-                for r in set(range(d)) - {p, q}:
+    a = {(p, q): S[p, q] for p in range(d) for q in range(p, d)}
+    V = [[np.ones(t) if i == j else np.zeros(t) for j in range(d)] for i in range(d)]
+    for _ in range(1 if d == 2 else JACOBI_SWEEPS):
+        for p, q in pairs(d):
+            apq = a[p, q]
+            theta = a[q, q] - a[p, p]
+            two = 2.0 * apq
+            tan = np.copysign(1.0, theta) * two / (np.abs(theta) + np.hypot(theta, two) + _TINY)
+            c = 1.0 / np.sqrt(1.0 + tan * tan)
+            s = tan * c
+            shift = tan * apq
+            a[p, p], a[q, q], a[p, q] = a[p, p] - shift, a[q, q] + shift, 0.0
+            for r in range(d):
+                if r != p and r != q:
                     rp, rq = (min(r, p), max(r, p)), (min(r, q), max(r, q))
                     a[rp], a[rq] = c * a[rp] - s * a[rq], s * a[rp] + c * a[rq]
-                vp = V[:, p].copy()
-                V[:, p] = c * vp - s * V[:, q]
-                V[:, q] = s * vp + c * V[:, q]
-    return np.stack([a[i, i] for i in range(d)]), V
+            for row in V:
+                row[p], row[q] = c * row[p] - s * row[q], s * row[p] + c * row[q]
+    return np.stack([a[i, i] for i in range(d)]), np.array(V)
+
+
+_TINY = np.finfo(float).tiny
 
 
 def _unit(y, fallback):
@@ -138,6 +139,13 @@ def det_derivatives(sigma):
     return c, C, other
 
 
+def clamp(A, flip, twist):
+    """The eigensystem with every eigenvalue clamped at 0: A through its own eigenvectors (``jacobi_eigh``)."""
+    lam, W = jacobi_eigh(A)
+    A = matmul(W * np.maximum(lam, 0.0)[None], np.swapaxes(W, 0, 1))
+    return A, np.maximum(flip, 0.0), np.maximum(twist, 0.0)
+
+
 def hessian(U, V, A, flip, twist, project=False):
     """F-space Hessian (d*d, d*d, t), row-major F, from the eigensystem; eigenvalues clamped at 0 if `project`.
 
@@ -147,9 +155,7 @@ def hessian(U, V, A, flip, twist, project=False):
     """
     d, t = U.shape[0], U.shape[-1]
     if project:
-        lam, W = jacobi_eigh(A)
-        A = matmul(W * np.maximum(lam, 0.0)[None], np.swapaxes(W, 0, 1))
-        flip, twist = np.maximum(flip, 0.0), np.maximum(twist, 0.0)
+        A, flip, twist = clamp(A, flip, twist)
     Ut, Vt = np.swapaxes(U, 0, 1), np.swapaxes(V, 0, 1)               # rows u_i, v_j
     O = (Ut[:, None, :, None] * Vt[None, :, None, :]).reshape(d, d, d * d, t)   # O[i, j] = u_i v_j^T, flat
     S = O[np.arange(d), np.arange(d)]                                   # scaling directions (d, d*d, t)

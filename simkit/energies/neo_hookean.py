@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _hyperelastic as _he
 from .._isotropic_eigensystem import pairs
-from .._small_matrices import cofactor, det, outer
+from .._small_matrices import cofactor, det, matmul, outer
 
 
 def _psi(F, mu, lam):
@@ -48,6 +48,22 @@ def _dPdF(F, mu, lam):
     return H
 
 
+def _x_upper(F, mu, lam, G):
+    """Upper entries (u, t) of the element blocks ``L^T dP/dF L`` in closed form, with W = G F^{-1}:
+    ``B[(a, i), (b, c)] = mu delta_ic (G G^T)_ab + lam W_ai W_bc + (mu - lam ln J) W_ac W_bi``.
+
+    Component-major (element axis last) like the formulas above; G is (d+1, d, t)."""
+    q, d, t = G.shape
+    Jdet = det(F)
+    W = matmul(G, np.swapaxes(cofactor(F), 0, 1)) / Jdet               # G F^{-1}, F^{-1} = cof(F)^T / J
+    a, i, b, c = _he.upper_indices(q, d)
+    Wf = W.reshape(q * d, t)
+    out = lam * Wf[a * d + i] * Wf[b * d + c] + (mu - lam * np.log(Jdet)) * Wf[a * d + c] * Wf[b * d + i]
+    same = i == c
+    out[same] += mu * matmul(G, np.swapaxes(G, 0, 1))[a[same], b[same]]
+    return out
+
+
 def _eigenvalues(s, mu, lam):
     d = s.shape[0]
     c = mu - lam * np.log(np.prod(s, axis=0))
@@ -57,7 +73,8 @@ def _eigenvalues(s, mu, lam):
     return A, mu + c / ss, mu - c / ss
 
 
-MATERIAL = _he.register(_he.Material("neo-hookean", _psi, _P, _dPdF, _eigenvalues, positive_det=True))
+MATERIAL = _he.register(_he.Material("neo-hookean", _psi, _P, _dPdF, _eigenvalues, positive_det=True,
+                                      x_upper=_x_upper))
 
 
 def neo_hookean_energy_element_F(F, mu, lam):
