@@ -140,9 +140,19 @@ def det_derivatives(sigma):
 
 
 def clamp(A, flip, twist):
-    """The eigensystem with every eigenvalue clamped at 0: A through its own eigenvectors (``jacobi_eigh``)."""
-    lam, W = jacobi_eigh(A)
-    A = matmul(W * np.maximum(lam, 0.0)[None], np.swapaxes(W, 0, 1))
+    """The eigensystem with every eigenvalue clamped at 0.
+
+    A is projected through its own eigenvectors (``jacobi_eigh``), only where it is not already
+    positive semi-definite (Sylvester's criterion on the leading minors decides; a PSD A is
+    returned unchanged, as a projection would, up to round-off).
+    """
+    d = A.shape[0]
+    minors = [A[0, 0], A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]] + ([det(A)] if d == 3 else [])
+    bad = np.flatnonzero(~np.logical_and.reduce([m > 0 for m in minors]))
+    if bad.size:
+        lam, W = jacobi_eigh(A[..., bad])
+        A = A.copy()
+        A[..., bad] = matmul(W * np.maximum(lam, 0.0)[None], np.swapaxes(W, 0, 1))
     return A, np.maximum(flip, 0.0), np.maximum(twist, 0.0)
 
 
