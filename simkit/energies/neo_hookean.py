@@ -76,61 +76,7 @@ def _eigenvalues(s, mu, lam):
 MATERIAL = _he.register(_he.Material("neo-hookean", _psi, _P, _dPdF, _eigenvalues, positive_det=True,
                                       x_upper=_x_upper))
 
-
-def neo_hookean_energy_element_F(F, mu, lam):
-    """Energy density of every element.
-
-    Parameters
-    ----------
-    F : (t, d, d) float array
-        Deformation gradients, d 2 or 3.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters per element (mu >= 0).
-
-    Returns
-    -------
-    psi : (t, 1) float array
-        ``mu/2 (|F|^2 - d) - mu ln J + lam/2 (ln J)^2``; ``+inf`` where ``det F <= 0``.
-    """
-    return _he.energy_element(MATERIAL, F, mu, lam)
-
-
-def neo_hookean_gradient_element_F(F, mu, lam):
-    """First Piola-Kirchhoff stress ``P = mu F + (lam ln J - mu) F^{-T}``: (t, d, d); ValueError if det F <= 0."""
-    return _he.gradient_element(MATERIAL, F, mu, lam)
-
-
-def neo_hookean_hessian_element_F(F, mu, lam):
-    """Exact ``dP/dF`` of every element, (t, d*d, d*d), row-major F; ValueError if det F <= 0."""
-    return _he.hessian_element(MATERIAL, F, mu, lam)
-
-
-def neo_hookean_energy_x(X, J, mu, lam, vol):
-    """Total energy ``sum_e vol_e psi(F_e)`` (``+inf`` if an element is inverted).
-
-    Parameters
-    ----------
-    X : (n, d) float array
-        Current node positions.
-    J : (d*d*t, d*n) sparse matrix
-        ``simkit.deformation_jacobian`` of the rest mesh.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters.
-    vol : float or (t,) / (t, 1) float array
-        Rest measure of each element (``simkit.volume``).
-
-    Returns
-    -------
-    E : float
-    """
-    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def neo_hookean_gradient_x(X, J, mu, lam, vol):
-    """Gradient ``J^T vec(vol P)``: (n*d, 1). ValueError naming the inverted elements, if any."""
-    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def neo_hookean_hessian_x(X, J, mu, lam, vol, *, psd=True):
-    """Hessian (n*d, n*d) csc_matrix; ``psd=True`` clamps each element's analytic eigenvalues at 0."""
-    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)
+(neo_hookean_energy_element_F, neo_hookean_gradient_element_F, neo_hookean_hessian_element_F,
+ neo_hookean_energy_x, neo_hookean_gradient_x, neo_hookean_hessian_x) = _he.public_tiers(
+    MATERIAL, __name__, "neo_hookean", psi="``mu/2 (|F|^2 - d) - mu ln J + lam/2 (ln J)^2``",
+    P="``mu F + (lam ln J - mu) F^{-T}``")
