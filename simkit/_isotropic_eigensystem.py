@@ -66,16 +66,26 @@ _TINY = np.finfo(float).tiny
 
 
 def _unit(y, fallback):
+    """Columns of y (d, t) normalized; where one is zero, ``fallback(where)`` supplies it."""
     n = np.sqrt(np.sum(y * y, axis=0))
-    ok = n > 0.0
-    return np.where(ok, y / np.where(ok, n, 1.0), fallback)
+    zero = np.flatnonzero(n == 0.0)
+    if zero.size:
+        n[zero] = 1.0
+    u = y / n
+    if zero.size:
+        u[:, zero] = fallback(zero)
+    return u
+
+
+def _cross(a, b):
+    return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def _orthogonal_unit(u):
-    """A unit vector orthogonal to each unit column of u (3, t)."""
+    """A unit vector orthogonal to each unit column of u (3, k)."""
     e = np.zeros_like(u)
     e[np.argmin(np.abs(u), axis=0), np.arange(u.shape[1])] = 1.0
-    w = np.cross(u, e, axis=0)
+    w = _cross(u, e)
     return w / np.sqrt(np.sum(w * w, axis=0))
 
 
@@ -100,17 +110,15 @@ def svd_rv(F):
     V[:, d - 1] *= np.where(det(V) < 0, -1.0, 1.0)
     Y = matmul(F, V)                                      # column n: F v_n
     U = np.empty_like(Y)
-    e0 = np.zeros((d, t))
-    e0[0] = 1.0
-    U[:, 0] = _unit(Y[:, 0], e0)
+    U[:, 0] = _unit(Y[:, 0], lambda where: np.eye(d)[:, :1])
     if d == 2:
         U[0, 1], U[1, 1] = -U[1, 0], U[0, 0]
     else:
-        y = Y[:, 1]
+        u0, y = U[:, 0], Y[:, 1]
         for _ in range(2):                                # Gram-Schmidt twice: orthogonal to round-off
-            y = y - np.sum(U[:, 0] * y, axis=0) * U[:, 0]
-        U[:, 1] = _unit(y, _orthogonal_unit(U[:, 0]))
-        U[:, 2] = np.cross(U[:, 0], U[:, 1], axis=0)
+            y = y - np.sum(u0 * y, axis=0) * u0
+        U[:, 1] = _unit(y, lambda where: _orthogonal_unit(u0[:, where]))
+        U[:, 2] = _cross(U[:, 0], U[:, 1])
     return U, np.sum(U * Y, axis=0), V
 
 
