@@ -36,10 +36,11 @@ class Material:
     for det F > 0 (+inf energy; gradient and Hessian raise).
     """
 
-    def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True, x_upper=None):
+    def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True, x_upper=None,
+                 nonzero_lam=False):
         self.name, self.psi, self.P, self._dPdF = name, psi, P, dPdF
         self.eigenvalues, self.positive_det, self.uses_lam = eigenvalues, positive_det, uses_lam
-        self._x_upper = x_upper
+        self._x_upper, self.nonzero_lam = x_upper, nonzero_lam
 
     def check_domain(self, F, name):
         """ValueError naming the elements with det F <= 0 where the energy is undefined there."""
@@ -105,6 +106,9 @@ def parameters(mat, mu, lam, t):
     """mu >= 0 and lam (finite) per element as (t,) arrays; lam is zeros for a material without it."""
     mu = _validate.element_param(mu, "mu", t)
     lam = _validate.element_values(lam, "lam", t) if mat.uses_lam else np.zeros(t)
+    if mat.nonzero_lam and t and not np.all(lam != 0):
+        raise ValueError(f"lam: {mat.name} divides by lam (alpha = 1 + d mu / ((d + 1) lam)); expected non-zero "
+                         f"values, found {int(np.sum(lam == 0))} zero")
     return mu, lam
 
 
