@@ -33,7 +33,10 @@ class Material:
     eigenvalues(sigma, mu, lam) -> (A (d, d, t), flip (p, t), twist (p, t)) of the analytic
     eigensystem (``simkit._isotropic_eigensystem``), or None when the exact Hessian is already
     PSD (linear elasticity); dPdF None: built from the eigensystem. positive_det: only defined
-    for det F > 0 (+inf energy; gradient and Hessian raise).
+    for det F > 0 (+inf energy; gradient and Hessian raise). nonzero_lam: lam = 0 is an error.
+    Optional closed forms of the x-space element blocks: x_upper(F, mu, lam, G) -> upper entries
+    (u, t) of the exact Hessian (neo-Hookean), x_blocks(F, mu, G, psd, gram) -> (t, p, p) blocks
+    exact and projected (ARAP); mu and lam arrive multiplied by vol.
     """
 
     def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True, x_upper=None,
