@@ -264,12 +264,12 @@ def isotropic_blocks(U, V, A, flip, twist, G):
         zij, zji = z(i, j), z(j, i)
         np.add(zij, zji, out=M[..., d + 2 * n])
         np.subtract(zij, zji, out=M[..., d + 2 * n + 1])
-    M = M.reshape(t, q * d, -1)
     N = np.empty_like(M)
-    N[:, :, :d] = M[:, :, :d] @ A
-    N[:, :, d::2] = M[:, :, d::2] * (0.5 * flip)[:, None, :]
-    N[:, :, d + 1::2] = M[:, :, d + 1::2] * (0.5 * twist)[:, None, :]
-    return N @ np.swapaxes(M, 1, 2)
+    N[..., :d] = (M[..., :d].reshape(t, q * d, d) @ A).reshape(t, q, d, d)
+    for n in range(len(pairs)):
+        np.multiply(M[..., d + 2 * n], (0.5 * flip[:, n])[:, None, None], out=N[..., d + 2 * n])
+        np.multiply(M[..., d + 2 * n + 1], (0.5 * twist[:, n])[:, None, None], out=N[..., d + 2 * n + 1])
+    return N.reshape(t, q * d, -1) @ np.swapaxes(M.reshape(t, q * d, -1), 1, 2)
 
 
 @functools.lru_cache(maxsize=None)
