@@ -9,10 +9,11 @@ energy, an ``(N, 1)`` gradient and a sparse ``(N, N)`` Hessian of stacked node-m
 from .base import Sum, Term
 from .bending import Bending
 from .contact import Friction, HalfSpaceContact, SegmentContact, min_step
+from .elastic import ElasticEnergy
 from .gravity import Gravity
 from .inertia import Inertia
 from .pins import PenaltySpring
 from .springs import SpringEnergy
 
 __all__ = ["Term", "Sum", "SpringEnergy", "Bending", "PenaltySpring", "Gravity", "Inertia",
-           "HalfSpaceContact", "SegmentContact", "Friction", "min_step"]
+           "HalfSpaceContact", "SegmentContact", "Friction", "min_step", "ElasticEnergy"]

@@ -1,0 +1,65 @@
+r"""As-rigid-as-possible (ARAP) elasticity: the distance of F to its closest rotation.
+
+Density, with the rotation R = U V^T of the rotation-variant SVD ``F = U diag(sigma) V^T``::
+
+    psi(F) = mu/2 ||F - R||_F^2 = mu/2 sum_i (sigma_i - 1)^2
+    P(F)   = mu (F - R)
+
+Analytic eigensystem of ``dP/dF`` (exact and ``psd=True`` alike): scaling modes ``mu``, flip
+modes ``mu``, twist modes ``mu (1 - 2 / (sigma_i + sigma_j))``, which is negative when the
+element is compressed enough (``sigma_i + sigma_j < 2``); R is not differentiable where
+``sigma_i + sigma_j = 0``. ARAP has no ``lam``: ``arap_*`` take ``mu`` only (upstream's
+signature); ``elastic_*(..., material='arap')`` accept and ignore ``lam``.
+"""
+import numpy as np
+
+from . import _hyperelastic as _he
+from .. import _isotropic_eigensystem as _eig
+from .._small_matrices import matmul
+
+
+def _psi(F, mu, lam):
+    s = _eig.svd_rv(F)[1]
+    return 0.5 * mu * np.sum((s - 1.0) ** 2, axis=0)
+
+
+def _P(F, mu, lam):
+    U, _, V = _eig.svd_rv(F)
+    return mu * (F - matmul(U, np.swapaxes(V, 0, 1)))
+
+
+def _eigenvalues(s, mu, lam):
+    d, t = s.shape
+    A = np.zeros((d, d, t))
+    A[np.arange(d), np.arange(d)] = mu
+    flip = np.broadcast_to(mu, (len(_eig.pairs(d)), t))
+    twist = np.stack([mu * (1.0 - 2.0 / (s[i] + s[j])) for i, j in _eig.pairs(d)])
+    return A, flip, twist
+
+
+def _x_blocks(F, mu, G, psd, gram):
+    """Element blocks (t, p, p) of ``L^T dP/dF L``: every mode but the twists has eigenvalue mu, so
+    ``B = mu L^T L + sum_pairs (twist - mu) / 2 w w^T``, ``w = L^T vec(u_i v_j^T - u_j v_i^T)`` (twist
+    clamped at 0 with psd). F is component-major, G element-major (t, d+1, d), gram = L^T L."""
+    t, q, d = G.shape
+    U, s, V = _eig.svd_rv(F)
+    U, V = np.moveaxis(U, -1, 0), np.moveaxis(V, -1, 0)
+    GV = G @ V
+    pairs = _eig.pairs(d)
+    W = np.empty((t, q * d, len(pairs)))
+    coef = np.empty((t, len(pairs), 1))
+    for n, (i, j) in enumerate(pairs):
+        twist = mu * (1.0 - 2.0 / (s[i] + s[j]))
+        if psd:
+            twist = np.maximum(twist, 0.0)
+        W[:, :, n] = (GV[:, :, j, None] * U[:, None, :, i] - GV[:, :, i, None] * U[:, None, :, j]).reshape(t, -1)
+        coef[:, n, 0] = 0.5 * (twist - mu)
+    return mu[:, None, None] * gram + W @ (coef * np.swapaxes(W, 1, 2))
+
+
+MATERIAL = _he.register(_he.Material("arap", _psi, _P, None, _eigenvalues, uses_lam=False, x_blocks=_x_blocks))
+
+(arap_energy_element_F, arap_gradient_element_F, arap_hessian_element_F,
+ arap_energy_x, arap_gradient_x, arap_hessian_x) = _he.public_tiers(
+    MATERIAL, __name__, "arap", psi="``mu/2 ||F - R||^2``",
+    P="``mu (F - R)``", psd="clamps the twist eigenvalues at 0")
