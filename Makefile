@@ -30,6 +30,7 @@ lab: $(READY)  ## Jupyter Lab on the chapters, with the course environment
 bench: $(READY)  ## print the library, 3D and video benchmarks (SIMKIT_UPSTREAM=dir adds upstream ratios)
 	$(BIN)/python benchmarks/bench_simkit.py
 	$(BIN)/python benchmarks/bench_3d.py
+	$(BIN)/python benchmarks/bench_step.py
 	$(BIN)/python benchmarks/bench_video.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment

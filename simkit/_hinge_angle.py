@@ -37,8 +37,13 @@ normals enter through the flap frames only: theta does not change when a node sl
 the hinge line, and the axial stretch ``(e_hat . x_k) e_hat`` of the four nodes is an exact
 null vector of ``hess theta`` besides the translations.
 
-A hinge whose edge or flap has collapsed (``A_0 A_1 = 0`` in 3D, a zero-length edge in 2D) is
-*degenerate*: its angle is atan2's value and its derivatives are set to zero.
+A hinge whose edge or flap has collapsed is *degenerate*: its angle is atan2's value and its
+derivatives are set to zero (a documented clamp, not an error: a mesh may pass through such a
+state). The test is relative, so that a sliver counts as collapsed before its derivatives,
+which grow like 1/height (gradient) and 1/height^2 (Hessian), lose every digit: in 3D a flap
+whose altitude over the hinge edge is below ``SLIVER_TOLERANCE`` times the edge's length
+(``A_i <= SLIVER_TOLERANCE^2 |e|^4``; a zero-length edge too), in 2D an edge shorter than
+``SLIVER_TOLERANCE`` times the triple's size ``sqrt(|e1|^2 + |e2|^2)``.
 """
 import numpy as np
 
@@ -61,6 +66,9 @@ def _cross(u, v):
 
 
 CHUNK = 16384
+# relative size below which a flap (3D) or an edge (2D) counts as collapsed: about sqrt(machine
+# epsilon), where the Hessian's 1/height^2 terms have lost half the digits of double precision
+SLIVER_TOLERANCE = 1e-8
 
 
 def chunks(c, size=CHUNK):
@@ -99,9 +107,12 @@ class Triples:
     def derived(self):
         if not self._derived:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                self.inv1 = 1.0 / _dot(self.e1, self.e1)
-                self.inv2 = 1.0 / _dot(self.e2, self.e2)
-                self.degenerate = ~(np.isfinite(self.inv1 * self.inv1) & np.isfinite(self.inv2 * self.inv2))
+                l1, l2 = _dot(self.e1, self.e1), _dot(self.e2, self.e2)
+                self.inv1 = 1.0 / l1
+                self.inv2 = 1.0 / l2
+                small = SLIVER_TOLERANCE ** 2 * (l1 + l2)
+                self.degenerate = ~((l1 > small) & (l2 > small)
+                                    & np.isfinite(self.inv1 * self.inv1) & np.isfinite(self.inv2 * self.inv2))
             if self.degenerate.any():
                 self.inv1[self.degenerate] = 0.0
                 self.inv2[self.degenerate] = 0.0
@@ -195,7 +206,8 @@ class Quads:
             self.A0 = _dot(self.n0, self.n0)
             self.A1 = _dot(self.n1, self.n1)
             area = self.A0 * self.A1
-            self.degenerate = ~((area > 0) & np.isfinite(area))
+            small = SLIVER_TOLERANCE ** 2 * self.ee * self.ee
+            self.degenerate = ~((self.A0 > small) & (self.A1 > small) & np.isfinite(area))
             ok = ~self.degenerate
             safe = ok.all()
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

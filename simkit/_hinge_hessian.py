@@ -31,7 +31,7 @@ the floor directly:
 import numpy as np
 
 from . import _assembly
-from ._hinge_angle import angle_difference, chunks, hinges
+from ._hinge_angle import _dot, angle_difference, chunks, hinges
 from .psd_project import EIGENVALUE_FLOOR
 
 CHUNK = 4096          # hinges per chunk: the 3D temporaries are (3, 3, chunk) arrays
@@ -207,8 +207,38 @@ _UPPER_2D = _assembly.upper_layout(3, 2)
 _TRANSLATION_FLOOR_2D = (_UPPER_2D[0] % 2 == _UPPER_2D[1] % 2) / 3.0
 
 
+def _gauss_newton(h, kappa, out, floor):
+    """Upper entries (u, m) of ``psd_project(kappa g g^T)``, g = grad theta: ``floor I + max(kappa |g|^2 - floor, 0) g g^T / |g|^2``."""
+    g = h.gradient(np.ones_like(kappa))
+    gg = _dot(g, g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.sqrt(np.maximum(kappa * gg - floor, 0.0) / gg)
+    scale[~(gg > 0)] = 0.0
+    g *= scale
+    q, dim = (3, 2) if g.shape[0] == 6 else (4, 3)
+    m = g.shape[1]
+    nodes = [g[a * dim:(a + 1) * dim] for a in range(q)]
+    row = 0
+    for a in range(q):                      # off-diagonal node blocks, full (upper_layout order)
+        for b in range(a + 1, q):
+            np.multiply(nodes[a][:, None], nodes[b][None, :], out=out[row:row + dim * dim].reshape(dim, dim, m))
+            row += dim * dim
+    upper_i, upper_j = np.triu_indices(dim)
+    for a in range(q):                      # diagonal node blocks, upper triangles
+        np.multiply(nodes[a][upper_i], nodes[a][upper_j], out=out[row:row + upper_i.size])
+        out[row + _DIAGONAL[dim]] += floor
+        row += upper_i.size
+
+
+_DIAGONAL = {d: np.flatnonzero(np.equal(*np.triu_indices(d))) for d in (2, 3)}
+
+
+# the projections of a hinge block, ``psd`` of ``upper_blocks``
+PROJECTIONS = ("exact", "gauss-newton")
+
+
 def upper_blocks(Xt, C, theta0, kappa, psd, chunk=None):
-    """Upper entries (u, c) of every hinge block ``kappa (g g^T + (theta - theta0) hess theta)``, or of its projection.
+    """Upper entries (u, c) of every hinge block ``kappa (g g^T + (theta - theta0) hess theta)``, or of a projection.
 
     Parameters
     ----------
@@ -218,8 +248,10 @@ def upper_blocks(Xt, C, theta0, kappa, psd, chunk=None):
         Hinges.
     theta0, kappa : (c,) float arrays
         Rest angles and stiffness.
-    psd : bool
-        Project every block onto eigenvalues >= ``EIGENVALUE_FLOOR`` (as ``psd_project``).
+    psd : False, "exact" or "gauss-newton"
+        False: the exact block. "exact": ``psd_project`` of it (eigenvalues raised to
+        ``EIGENVALUE_FLOOR``). "gauss-newton": ``psd_project`` of the Gauss-Newton term
+        ``kappa g g^T`` alone (the curvature term dropped), in closed form.
     chunk : int, optional
         Hinges per chunk (default: the measured best of ``CHUNK``, ``PSD_CHUNK_3D``, ``CHUNK_2D``).
     """
@@ -228,12 +260,15 @@ def upper_blocks(Xt, C, theta0, kappa, psd, chunk=None):
     rows, cols = _assembly.upper_layout(q, dim)
     out = np.empty((rows.size, C.shape[0]))
     floor_block = (EIGENVALUE_FLOOR * (rows == cols))[:, None]
-    chunk = chunk or (CHUNK_2D if q == 3 else PSD_CHUNK_3D if psd else CHUNK)
+    chunk = chunk or (CHUNK_2D if q == 3 else PSD_CHUNK_3D if psd == "exact" else CHUNK)
     for sl in chunks(C.shape[0], chunk):
         h = hinges(Xt, C[sl])
         k = kappa[sl]
-        weight = k * angle_difference(h.theta, theta0[sl])
         part = out[:, sl]
+        if psd == "gauss-newton":
+            _gauss_newton(h, k, part, EIGENVALUE_FLOOR)
+            continue
+        weight = k * angle_difference(h.theta, theta0[sl])
         h.upper_blocks(k, weight, part)
         if psd and q == 3:
             _projection_2d(h, k, weight, part, EIGENVALUE_FLOOR)

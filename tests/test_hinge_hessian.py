@@ -3,6 +3,7 @@ import zlib
 
 import numpy as np
 import pytest
+import scipy.sparse as sps
 
 import simkit
 from simkit import _assembly
@@ -86,12 +87,62 @@ def test_projected_blocks_equal_psd_project_of_the_exact_blocks(dim, kind, rest)
         kappa[::2] = 0.0
         theta0 += 0.5
     exact = _blocks(bending_hessian_x(x, C, theta0, kappa), C, dim)
-    projected = _blocks(bending_hessian_x(x, C, theta0, kappa, psd=True), C, dim)
+    projected = _blocks(bending_hessian_x(x, C, theta0, kappa, psd="exact"), C, dim)
     reference = simkit.psd_project(exact)
     for P, R in zip(projected, reference):
         np.testing.assert_allclose(P, R, rtol=0, atol=PROJ_TOL * np.abs(R).max())
     lam = np.linalg.eigvalsh(projected)
     assert (lam.min(axis=1) > -ROUNDOFF * lam.max(axis=1)).all()
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("kind", ["random", "flat", "folded", "sliver", "tiny", "huge"])
+def test_gauss_newton_blocks_equal_psd_project_of_kappa_g_g_transpose(dim, kind):
+    rng = np.random.default_rng(zlib.crc32(f"gn {dim} {kind}".encode()))
+    X, C = _hinges(kind, rng, 60, dim)
+    x = X.reshape(-1, 1)
+    theta0 = simkit.dihedral_angles(X, C)[:, 0] + rng.uniform(-2.0, 2.0, len(C))
+    kappa = rng.uniform(0.1, 5.0, len(C))
+    kappa[::5] = 0.0
+    h = hinges(np.ascontiguousarray(X.T), C)
+    g = h.gradient(np.ones(len(C))).T                              # (c, q*dim) grad theta
+    reference = simkit.psd_project(kappa[:, None, None] * g[:, :, None] * g[:, None, :])
+    projected = _blocks(bending_hessian_x(x, C, theta0, kappa, psd="gauss-newton"), C, dim)
+    for P, R in zip(projected, reference):
+        np.testing.assert_allclose(P, R, rtol=0, atol=PROJ_TOL * np.abs(R).max())
+    # independent of theta0: the curvature term is dropped, so rest angles do not enter
+    np.testing.assert_array_equal(projected, _blocks(bending_hessian_x(x, C, 0 * theta0, kappa,
+                                                                       psd="gauss-newton"), C, dim))
+
+
+def test_psd_true_is_the_measured_default_of_each_dimension():
+    rng = np.random.default_rng(11)
+    for dim, default in ((2, "exact"), (3, "gauss-newton")):
+        X, C = _hinges("random", rng, 10, dim)
+        x, theta0, kappa = X.reshape(-1, 1), rng.uniform(-1, 1, 10), rng.uniform(0.1, 2, 10)
+        np.testing.assert_array_equal(bending_hessian_x(x, C, theta0, kappa, psd=True).toarray(),
+                                      bending_hessian_x(x, C, theta0, kappa, psd=default).toarray())
+    with pytest.raises(ValueError, match="psd"):
+        bending_hessian_x(x, C, theta0, kappa, psd="abs")
+    with pytest.raises(TypeError, match="psd"):
+        bending_hessian_x(x, C, theta0, kappa, psd=1)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_a_sliver_below_the_relative_tolerance_is_degenerate_and_above_it_is_not(dim):
+    """Relative test: the same sliver at any scale; 1e-9 of the edge is collapsed, 1e-7 is not."""
+    from simkit._hinge_angle import SLIVER_TOLERANCE
+    for scale in (1e-3, 1.0, 1e3):
+        for height, collapsed in ((0.1 * SLIVER_TOLERANCE, True), (10 * SLIVER_TOLERANCE, False)):
+            if dim == 3:      # flap o0 at altitude `height` over the unit hinge edge
+                X = np.array([[0, 0, 0], [1, 0, 0], [0.4, height, 0], [0.5, -0.7, 0.3]]) * scale
+            else:             # second edge of relative length `height`
+                X = np.array([[0, 0], [1, 0], [1 + height, height]]) * scale
+            C = np.arange(dim + 1)[None]
+            g = bending_gradient_x(X.reshape(-1, 1), C, np.array([0.3]), np.array([1.0]))
+            assert (np.abs(g).max() == 0.0) == collapsed, (scale, height)
+            if not collapsed:
+                assert np.isfinite(g).all()
 
 
 def test_3d_hinge_hessian_has_translations_and_axial_stretch_as_null_space():
@@ -131,3 +182,38 @@ def test_symmetric_pattern_sums_upper_entries_like_a_dense_scatter(q, dim):
     H2 = H.copy()
     H2.sort_indices()
     np.testing.assert_array_equal(H2.indices, H.indices)
+
+
+def test_gauss_newton_default_converges_no_slower_than_the_exact_projection_to_the_same_state():
+    """A falling 10 x 10 cloth, held by two corners: backward-Euler steps to ||dx|| < 1e-8."""
+    V, F = simkit.grid_sheet(10, 10)
+    E, C = simkit.edges(F), simkit.hinge_quads(F)
+    l0 = simkit.edge_lengths(V, E)
+    theta0, kappa = simkit.dihedral_angles(V, C), simkit.discrete_shells_stiffness(V, C, 1e-3)
+    M = sps.kron(simkit.massmatrix(V, F, rho=0.2), np.eye(3)).tocsc()
+    f_g = simkit.gravity_force(V, F, rho=0.2).reshape(-1, 1)
+    Q, b = simkit.dirichlet_penalty(np.array([0, 9]), V[[0, 9]], len(V), 1e8)
+    en = simkit.energies
+
+    def run(psd):
+        x = x_prev = V.reshape(-1, 1)
+        iterations = 0
+        for _ in range(8):
+            x_next, info = simkit.integrators.backward_euler(
+                x, x_prev,
+                lambda y: (en.mass_springs_energy_x(y, E, 100.0, 1.0, l0, dim=3) + en.bending_energy_x(y, C, theta0, kappa)
+                           + en.quadratic_energy(y, Q, b) - (f_g.T @ y).item()),
+                lambda y: (en.mass_springs_gradient_x(y, E, 100.0, 1.0, l0, dim=3) + en.bending_gradient_x(y, C, theta0, kappa)
+                           + en.quadratic_gradient(y, Q, b) - f_g),
+                lambda y: (en.mass_springs_hessian_x(y, E, 100.0, 1.0, l0, dim=3)
+                           + en.bending_hessian_x(y, C, theta0, kappa, psd=psd) + Q),
+                M, 1 / 30, tolerance=1e-8, max_iter=100, return_info=True)
+            assert info["converged"]
+            iterations += info["iterations"]
+            x_prev, x = x, x_next
+        return x, iterations
+
+    x_default, n_default = run(True)
+    x_exact, n_exact = run("exact")
+    assert n_default <= n_exact
+    np.testing.assert_allclose(x_default, x_exact, rtol=0, atol=1e-6)

@@ -153,3 +153,25 @@ def test_armijo_constant_is_0_01_and_decides_the_step(monkeypatch):
     x, info = solve()
     assert info["alphas"] == [1.0]
     np.testing.assert_allclose(x, 1.0 + dx, rtol=ROUNDOFF)
+
+
+def test_line_search_is_not_fooled_by_the_round_off_of_a_stiff_penalty_energy():
+    """A 1e12 penalty pin in 1/2 x^T Q x + b^T x form: the energy (5e13 J) is known to about 0.01 J.
+
+    The Hessian is twice the true one (as a projected Hessian over-estimates), so the error
+    halves per full step and the last steps gain far less than the energy's round-off. A plain
+    energy test then halves alpha on noise and stops on a short step, away from the minimizer;
+    the gradient-based test keeps full steps and stops within the tolerance of it.
+    """
+    rng = np.random.default_rng(0)
+    n = 30
+    B = rng.standard_normal((n, n))
+    Q, b = simkit.dirichlet_penalty(np.array([0]), np.array([[10.0]]), n, 1e12)
+    Q = Q + sps.csc_matrix(B @ B.T / n + np.eye(n))
+    c = rng.standard_normal((n, 1))
+    tolerance = 1e-9
+    x, info = newton_solver(np.zeros((n, 1)), lambda y: simkit.energies.quadratic_energy(y, Q, b) + (c.T @ y).item(),
+                            lambda y: Q @ y + b + c, lambda y: 2.0 * Q, tolerance=tolerance, max_iter=200,
+                            return_info=True)
+    assert info["converged"] and info["alphas"] == [1.0] * info["iterations"]
+    np.testing.assert_allclose(x, np.linalg.solve(Q.toarray(), -(b + c)), rtol=0, atol=2 * tolerance)

@@ -110,3 +110,93 @@ def test_newton_solver_takes_the_exact_step_of_a_sparse_quadratic():
     x = simkit.solvers.newton_solver(np.zeros_like(b), lambda y: 0.5 * (y.T @ H @ y).item() + (b.T @ y).item(),
                                      lambda y: H @ y + b, lambda y: H, do_line_search=False)
     np.testing.assert_allclose(H @ x, -b, atol=1e-10 * np.abs(b).max())
+
+
+def penalized_cloth(n=8, gamma=1e10):
+    """A soft small cloth (springs of stiffness 1) with 1e10 penalty pins on two nodes, as chapter 015's corners."""
+    H = (0.01 * cloth_hessian(psd=True, n=n)).tolil()
+    for dof in range(6):
+        H[dof, dof] += gamma
+    return H.tocsc()
+
+
+class _SoftRowsOff(_CountingSplu):
+    """The symmetric-mode solve returns a solution 30% off on every soft (unpinned) row."""
+
+    def __call__(self, A, **kwargs):
+        lu = super().__call__(A, **kwargs)
+        if "options" not in kwargs:
+            return lu
+        return type("Off", (), {"solve": lambda self, r: _soft_rows_off(lu.solve(r))})()
+
+
+def _soft_rows_off(u):
+    u = u.copy()
+    u[6:] *= 1.3
+    return u
+
+
+def test_componentwise_check_sees_soft_row_residuals_that_a_penalty_row_hides():
+    H = penalized_cloth()
+    r = np.random.default_rng(5).standard_normal(H.shape[0])
+    u_bad = _soft_rows_off(np.linalg.solve(H.toarray(), r))
+    assert backward_error(H, u_bad, r) < module.BACKWARD_ERROR_TOLERANCE      # the normwise check lets it through
+    assert module.componentwise_backward_error(H, u_bad, r) > 0.01
+
+
+def test_inaccurate_soft_rows_are_refactored_with_partial_pivoting(monkeypatch):
+    H = penalized_cloth()
+    r = np.random.default_rng(6).standard_normal(H.shape[0])
+    broken = _SoftRowsOff()
+    monkeypatch.setattr(module.spla, "splu", broken)
+    u = sparse_solve(H, r)
+    assert len(broken.calls) == 2 and broken.calls[1] == {}
+    assert module.componentwise_backward_error(H, u, r) < module.BACKWARD_ERROR_TOLERANCE
+    np.testing.assert_allclose(u, np.linalg.solve(H.toarray(), r), rtol=1e-8)
+
+
+def test_one_refinement_step_repairs_a_slightly_inaccurate_factorization(monkeypatch):
+    H = penalized_cloth()
+    r = np.random.default_rng(7).standard_normal(H.shape[0])
+    counter = _CountingSplu()
+    lu_solve = []
+
+    def slightly_off(A, **kwargs):
+        lu = counter(A, **kwargs)
+        lu_solve.append(lu)
+        return type("Off", (), {"solve": lambda self, b: lu.solve(b) * (1 + 1e-7)})()
+
+    monkeypatch.setattr(module.spla, "splu", slightly_off)
+    u = sparse_solve(H, r)
+    assert len(counter.calls) == 1                             # refined, not refactored
+    assert module.componentwise_backward_error(H, u, r) < module.BACKWARD_ERROR_TOLERANCE
+
+
+def test_cholesky_path_reuses_the_symbolic_factorization_of_a_pattern(monkeypatch):
+    cvxopt = pytest.importorskip("cvxopt")
+    H = cloth_hessian(psd=True, n=20)                          # 1,200 unknowns: the Cholesky path
+    assert H.shape[0] >= module.CHOLESKY_MIN_SIZE
+    module._cholesky_patterns.clear()
+    symbolic, counter = [], _CountingSplu()
+    original = cvxopt.cholmod.symbolic
+    monkeypatch.setattr(module.cvxopt.cholmod, "symbolic", lambda *a, **k: symbolic.append(1) or original(*a, **k))
+    monkeypatch.setattr(module.spla, "splu", counter)
+    for seed in range(3):                                      # same pattern, new values: one analysis
+        H2 = H.copy()
+        H2.data *= 1.0 + 0.1 * seed
+        r = np.random.default_rng(seed).standard_normal(H.shape[0])
+        u = sparse_solve(H2, r)
+        np.testing.assert_allclose(u, np.linalg.solve(H2.toarray(), r), rtol=1e-8, atol=1e-10 * np.abs(u).max())
+    assert len(symbolic) == 1 and counter.calls == []
+
+
+def test_cholesky_path_hands_an_indefinite_matrix_to_superlu(monkeypatch):
+    pytest.importorskip("cvxopt")
+    H = cloth_hessian(psd=False, n=20)
+    assert np.linalg.eigvalsh(H.toarray()).min() < 0
+    counter = _CountingSplu()
+    monkeypatch.setattr(module.spla, "splu", counter)
+    r = np.random.default_rng(8).standard_normal(H.shape[0])
+    u = sparse_solve(H, r)
+    assert len(counter.calls) >= 1
+    assert module.componentwise_backward_error(H, u, r) < module.BACKWARD_ERROR_TOLERANCE

@@ -4,29 +4,52 @@ Density per hinge, in its signed hinge angle theta (``simkit.dihedral_angles``):
 
     psi(theta) = 1/2 * kappa * (theta - theta0)^2
 
-``theta - theta0`` is wrapped into (-pi, pi], so a hinge whose angle crosses the branch cut
-of atan2 keeps a continuous energy. The total is ``E(x) = sum_h psi(theta_h(x))``.
+``theta - theta0`` is wrapped into [-pi, pi) (``simkit._hinge_angle.angle_difference``), so a
+hinge whose angle crosses the branch cut of atan2 keeps a continuous energy. The total is
+``E(x) = sum_h psi(theta_h(x))``.
+
+Folded past pi: a hinge whose angle moves more than pi away from its rest angle is measured
+the short way round, so its energy peaks at ``1/2 kappa pi^2`` (``|theta - theta0| = pi``) and
+falls again beyond: the hinge then unfolds towards its rest angle from the other side, as if
+it had turned the other way (the gradient changes sign at pi, where it is discontinuous).
+A hinge folded flat onto itself sits at that maximum.
 
 Hessian
 -------
 Exact, per hinge: ``kappa grad(theta) grad(theta)^T + kappa (theta - theta0) hess(theta)``
 (closed forms in ``simkit._hinge_angle``), assembled from the independent entries of each
-symmetric block (``simkit._hinge_hessian``). ``psd=True`` projects each hinge block (6x6 in
-2D, 12x12 in 3D) with an eigenvalue floor of 1e-6, equal to ``simkit.psd_project`` of the
-exact block: in closed form in 2D, with a batched eigensolver on the translation-free 9x9
-block in 3D (the 3D block's eigenvalues have no closed form; see ``simkit._hinge_hessian``).
+symmetric block (``simkit._hinge_hessian``). A positive semi-definite replacement of each
+hinge block (6x6 in 2D, 12x12 in 3D), eigenvalue floor 1e-6, is chosen with ``psd``:
+
+- ``psd="exact"``: ``simkit.psd_project`` of the exact block, in closed form in 2D, with a
+  batched eigensolver on the translation-free 9x9 block in 3D (the 3D block's eigenvalues
+  have no closed form; see ``simkit._hinge_hessian``);
+- ``psd="gauss-newton"``: ``psd_project`` of the Gauss-Newton term ``kappa g g^T`` alone,
+  ``1e-6 I + max(kappa |g|^2 - 1e-6, 0) g g^T / |g|^2``, in closed form. The curvature term
+  ``kappa (theta - theta0) hess(theta)`` it drops is indefinite (four negative eigenvalues
+  whenever theta != theta0), so the exact projection keeps only part of it anyway;
+- ``psd=True``: the default of the dimension, ``DEFAULT_PROJECTION``, chosen by measured
+  Newton iterations and time per converged step (``benchmarks/bench_step.py``, table in
+  ``benchmarks/README.md``).
 
 Degenerate hinge (a collapsed edge or flap)
 -------------------------------------------
-The angle is undefined: theta takes atan2's value (0 for a zero-length 2D edge) in the
-energy, and the hinge contributes zero gradient and a zero Hessian block (``1e-6 I`` when
-projected, as ``psd_project`` of a zero block).
+A hinge counts as degenerate when a flap's altitude over the hinge edge is below 1e-8 times
+the edge's length (3D), or an edge is shorter than 1e-8 times the triple's size (2D)
+(``simkit._hinge_angle.SLIVER_TOLERANCE``: a relative test, so that a sliver is caught
+before its derivatives, of order 1/altitude^2, have lost their digits). The angle is then
+(nearly) undefined: theta keeps atan2's value (0 for a zero-length 2D edge) in the energy,
+and the hinge contributes zero gradient and a zero Hessian block (``1e-6 I`` when projected,
+as ``psd_project`` of a zero block): a clamp, not an error.
 """
 import numpy as np
 
 from .. import _assembly, _validate
 from .._hinge_angle import angle_difference, chunks, hinges
-from .._hinge_hessian import upper_blocks
+from .._hinge_hessian import PROJECTIONS, upper_blocks
+
+# what psd=True means, per dimension (see the module docstring)
+DEFAULT_PROJECTION = {2: "exact", 3: "gauss-newton"}
 
 
 def _psi(theta, theta0, kappa):
@@ -174,15 +197,26 @@ def bending_hessian_x(x, C, theta0, kappa, *, psd=False):
         Hinges.
     theta0, kappa : (c, 1) or (c,) float arrays
         Rest angles and stiffness.
-    psd : bool, keyword-only, optional
-        Project each hinge block onto eigenvalues >= 1e-6, as ``simkit.psd_project`` of the
-        exact block (default False: exact Hessian).
+    psd : bool or {"exact", "gauss-newton"}, keyword-only, optional
+        False (default): the exact Hessian. Otherwise every hinge block is replaced by a
+        positive semi-definite one (eigenvalues >= 1e-6): "exact" is ``simkit.psd_project`` of
+        the exact block, "gauss-newton" that of ``kappa g g^T``, True the measured default of
+        the dimension, ``DEFAULT_PROJECTION`` (2D "exact", 3D "gauss-newton").
 
     Returns
     -------
     H : (n*dim, n*dim) scipy.sparse.csc_matrix
         :math:`H = \sum_h \kappa_h (\nabla\theta_h \nabla\theta_h^T + (\theta_h - \theta_{0,h}) \nabla^2\theta_h)`.
     """
-    psd = _validate.boolean(psd, "psd")
     C, Xt, theta0, kappa, N = _args(x, C, theta0, kappa)
+    psd = projection(psd, Xt.shape[0])
     return _assembly.symmetric_pattern(C, Xt.shape[0], N).matrix(upper_blocks(Xt, C, theta0, kappa, psd))
+
+
+def projection(psd, dim):
+    """The validated ``psd`` argument of the hinge Hessians: False, "exact" or "gauss-newton"."""
+    if isinstance(psd, str):
+        return _validate.choice(psd, "psd", PROJECTIONS)
+    if not isinstance(psd, (bool, np.bool_)):
+        raise TypeError(f"psd: expected True, False, 'exact' or 'gauss-newton', got {type(psd).__name__} {psd!r}")
+    return DEFAULT_PROJECTION[dim] if psd else False

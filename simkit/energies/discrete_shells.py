@@ -98,13 +98,15 @@ def discrete_shells_bending_hessian(x, C, theta0=None, kappa=None, *, X0=None, k
         Raw rest angles and stiffness; or X0= and k_bend= as in the energy.
     X0, k_bend : keyword-only, optional
         Rest positions and bending modulus.
-    psd : bool, keyword-only, optional
-        Project each 12x12 hinge block (eigenvalue floor 1e-6); default False (exact).
+    psd : bool or {"exact", "gauss-newton"}, keyword-only, optional
+        Default False (exact). Otherwise each 12x12 hinge block is replaced by a positive
+        semi-definite one, as in ``bending_hessian_x``: True is "gauss-newton"
+        (``psd_project`` of ``kappa g g^T``), "exact" is ``psd_project`` of the exact block.
 
     Returns
     -------
     H : (n*3, n*3) scipy.sparse.csc_matrix
-        :math:`H = \sum_h \kappa_h (\nabla\theta_h \nabla\theta_h^T + (\theta_h - \theta_{0,h}) \nabla^2\theta_h)`;
-        with ``psd=True`` each 12x12 hinge block is replaced by ``simkit.psd_project`` of it.
+        :math:`H = \sum_h \kappa_h (\nabla\theta_h \nabla\theta_h^T + (\theta_h - \theta_{0,h}) \nabla^2\theta_h)`,
+        or its per-hinge projection.
     """
     return bending_hessian_x(x, C, *_rest_state(C, theta0, kappa, X0, k_bend), psd=psd)

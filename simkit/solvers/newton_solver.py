@@ -7,6 +7,16 @@ and is halved until the sufficient-decrease (Armijo) condition
 Optionally a filter ``max_step(x, dx)`` caps alpha before backtracking (Li et al. 2020's
 filtered line search for contact) and ``step_norm(dx)`` replaces the stopping measure.
 
+Near a minimum the decrease ``c alpha g^T dx`` falls below the round-off of the energy itself
+(a 1e10 penalty pin written as ``1/2 x^T Q x + b^T x`` sums terms of 1e9 J, so E is known to
+about 1e-6 J while a Newton step there gains 1e-12 J). The energy test then fails on noise and
+halving would shrink the step to nothing. So when the trial energy is within
+``ROUNDOFF_ALLOWANCE * |E(x)|`` of E(x), the step is also accepted by the approximate Armijo
+condition of Hager and Zhang (SIAM J. Optim. 16, 2005), which reads the decrease off the
+gradient: ``grad E(x + alpha dx)^T dx <= (2c - 1) g^T dx`` (the trapezoidal rule for
+``E(x + alpha dx) - E(x)``, exact for a quadratic, shows ``c alpha g^T dx`` of decrease). Its
+gradient is reused by the next iteration.
+
 Every value the three callables return is checked: a non-scalar or NaN energy, a gradient
 of the wrong shape or with NaN/inf, a Hessian of the wrong shape or with NaN/inf raise an
 error naming the callable and the iteration (an energy of ``+inf`` at a trial point of the
@@ -24,6 +34,8 @@ from .sparse_solve import sparse_solve
 
 ARMIJO_CONSTANT = 0.01
 MAX_HALVINGS = 60
+# relative size of an energy change that may be round-off (Hager and Zhang's epsilon)
+ROUNDOFF_ALLOWANCE = 1e-6
 
 
 def _solve(H, rhs):
@@ -73,17 +85,27 @@ class Objective:
 
 
 def _armijo(objective, x, g, dx, alpha=1.0):
-    """Largest alpha in a0, a0/2, a0/4, ... (a0 = `alpha`) with sufficient decrease; 0 if none within MAX_HALVINGS."""
+    """Largest alpha in a0, a0/2, a0/4, ... (a0 = `alpha`) with sufficient decrease; 0 if none within MAX_HALVINGS.
+
+    Returns (alpha, gradient at x + alpha dx or None when it was not needed).
+    """
     e0 = objective.energy(x)
     if not math.isfinite(e0):
         raise ValueError(f"energy_func: returned {e0} at the current iterate ({objective._where()}); "
                          "expected a finite energy")
     slope = (g.T @ dx).item()
+    noise = ROUNDOFF_ALLOWANCE * abs(e0)
     for _ in range(MAX_HALVINGS):
-        if objective.energy(x + alpha * dx) <= e0 + ARMIJO_CONSTANT * alpha * slope:
-            return alpha
+        trial = x + alpha * dx
+        e = objective.energy(trial)
+        if e <= e0 + ARMIJO_CONSTANT * alpha * slope:
+            return alpha, None
+        if e <= e0 + noise:
+            g_trial = objective.gradient(trial)
+            if (g_trial.T @ dx).item() <= (2.0 * ARMIJO_CONSTANT - 1.0) * slope:
+                return alpha, g_trial
         alpha *= 0.5
-    return 0.0
+    return 0.0, None
 
 
 def filtered_step(max_step, x, dx, where):
@@ -104,15 +126,17 @@ def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info, ma
     x = x0.copy()
     info = {"iterations": 0, "converged": False, "step_norms": [], "alphas": [], "line_search_failed": False,
             "g": [], "dx": [], "iters": -1}
+    g_next = None
     for i in range(max_iter):
         objective.iteration = i + 1
-        g = objective.gradient(x)
+        g = objective.gradient(x) if g_next is None else g_next
         dx = _solve(objective.hessian(x), -g)
         if do_line_search and (g.T @ dx).item() >= 0.0:
             dx = -g
         alpha = 1.0 if max_step is None else filtered_step(max_step, x, dx, objective._where())
+        g_next = None
         if do_line_search:
-            alpha = _armijo(objective, x, g, dx, alpha)
+            alpha, g_next = _armijo(objective, x, g, dx, alpha)
         with np.errstate(over="ignore", invalid="ignore"):
             step = alpha * dx
             x = x + step
