@@ -2061,3 +2061,6 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
     html = pio.to_html(fig, include_plotlyjs=script_src, full_html=False, div_id=div_id, auto_play=False,
                        config=dict(displaylogo=False, responsive=True, modeBarButtonsToRemove=["toImage"]))
     return HTML(html)
+
+# chapter 016: planar triangle meshes (elastic solids)
+from course.solids import SOLID_FACE, animate_triangles_2d, plot_triangles_2d, triangle_limits  # noqa: E402,F401
