@@ -27,3 +27,12 @@ __all__ = [
     "edge_lengths", "edges", "gradient_cfd", "hessian_cfd", "gravity_force", "grid_sheet", "hinge_quads",
     "massmatrix", "psd_project",
 ]
+from . import terms
+from .boundary_faces import boundary_faces
+from .deformation_jacobian import deformation_jacobian
+from .grid_box import grid_box
+from .grid_rectangle import grid_rectangle
+from .volume import volume
+from .ympr_to_lame import ympr_to_lame
+
+__all__ += ["terms", "boundary_faces", "deformation_jacobian", "grid_box", "grid_rectangle", "volume", "ympr_to_lame"]

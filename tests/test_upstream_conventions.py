@@ -471,3 +471,79 @@ def test_save_animation_convention(tmp_path):
     path = simkit.filesystem.save_animation(anim, tmp_path / "a.mp4", fps=10)
     plt.close(fig)
     assert Path(path) == tmp_path / "a.mp4" and Path(path).read_bytes()[4:8] == b"ftyp"
+
+
+# ---------------------------------------------------------------------------------------
+# finite elements (chapter 016)
+# ---------------------------------------------------------------------------------------
+
+_FEM_MODULES = ("linear_elasticity", "arap", "fcr", "neo_hookean", "stable_neo_hookean")
+_FEM_MATERIALS = ("linear-elasticity", "arap", "fcr", "neo-hookean", "stable-neo-hookean")
+_FEM_ENERGIES = [f"{m}_{q}_{tier}" for m in ("elastic",) + _FEM_MODULES for q in ("energy", "gradient", "hessian")
+                 for tier in ("element_F", "x")]
+_NH_FUNCTIONS = [n for n in _FEM_ENERGIES if n.startswith(("elastic_", "neo_hookean_"))]
+_PSD_FUNCTIONS = [n for n in _FEM_ENERGIES if n.endswith("hessian_x")] + ["elastic_hessian_element_F"]
+
+DELIBERATE_DIFFERENCES.update({
+    "volume": ("negatively oriented",),
+    "deformation_jacobian": ("negatively oriented",),
+    **{name: ("+inf",) for name in _NH_FUNCTIONS},
+    **{name: ("keyword-only", "clamped at 0") for name in _PSD_FUNCTIONS},
+})
+
+
+@pins("deformation_jacobian", "volume")
+def test_deformation_jacobian_and_volume_convention():
+    X = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 1.0]])
+    J = simkit.deformation_jacobian(X, np.array([[0, 1, 2]]))
+    assert sps.issparse(J) and J.format == "csc" and J.shape == (4, 6)
+    x = np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 1.0]])                    # shear the top node by 1
+    np.testing.assert_allclose((J @ x.reshape(-1, 1)).reshape(-1, 2, 2), [[[1.0, 1.0], [0.0, 1.0]]], atol=EXACT)
+    vol = simkit.volume(X, np.array([[0, 1, 2]]))
+    assert vol.shape == (1, 1)
+    np.testing.assert_allclose(vol, [[1.0]], rtol=EXACT)
+    tet = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    np.testing.assert_allclose(simkit.volume(tet, np.array([[0, 1, 2, 3]])), [[1 / 6]], rtol=EXACT)
+    with pytest.raises(ValueError, match="negatively oriented"):
+        simkit.volume(tet, np.array([[0, 2, 1, 3]]))                      # upstream: -1/6
+
+
+@pins("ympr_to_lame")
+def test_ympr_to_lame_convention():
+    mu, lam = simkit.ympr_to_lame(1.0, 0.25)
+    assert (mu, lam) == pytest.approx((0.4, 0.4), rel=EXACT)
+
+
+@pins(*_FEM_ENERGIES)
+@pytest.mark.parametrize("module, material", list(zip(_FEM_MODULES, _FEM_MATERIALS)))
+def test_elastic_energies_convention(module, material):
+    """psi (t, 1), P (t, d, d), dP/dF (t, d*d, d*d) row-major; _x tiers on (n, d) positions; upstream's arguments."""
+    F = np.array([[[1.2, 0.1], [0.0, 0.9]], [[1.0, 0.0], [0.0, 1.0]]])
+    mu, lam = np.array([[1.0], [2.0]]), np.array([[3.0], [4.0]])
+    by_name = {q: getattr(en, f"{module}_{q}_element_F") for q in ("energy", "gradient", "hessian")}
+    args = (mu,) if module == "arap" else (mu, lam)
+    psi, P, H = (by_name[q](F, *args) for q in ("energy", "gradient", "hessian"))
+    assert psi.shape == (2, 1) and P.shape == (2, 2, 2) and H.shape == (2, 4, 4)
+    np.testing.assert_allclose(psi, en.elastic_energy_element_F(F, mu, lam, material), rtol=EXACT)
+    np.testing.assert_allclose(H, en.elastic_hessian_element_F(F, mu, lam, material, psd=False), rtol=EXACT)
+    np.testing.assert_allclose(P[1], 0.0, atol=EXACT)                         # F = I is a rest state
+    eps = np.array([[0.2, 0.05], [0.05, -0.1]])
+    expected = {"linear-elasticity": 1.0 * np.sum(eps ** 2) + 1.5 * np.trace(eps) ** 2,
+                "neo-hookean": 0.5 * (1.44 + 0.01 + 0.81 - 2) - np.log(1.08) + 1.5 * np.log(1.08) ** 2}
+    if material in expected:
+        assert psi[0, 0] == pytest.approx(expected[material], rel=EXACT)
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    T = np.array([[0, 1, 2]])
+    J, vol = simkit.deformation_jacobian(X, T), simkit.volume(X, T)
+    x = X @ F[0].T
+    head = ["X", "J", "mu"] + ([] if module == "arap" else ["lam"]) + ["vol"]
+    for q in ("energy", "gradient", "hessian"):
+        f = getattr(en, f"{module}_{q}_x")
+        assert [p.name for p in inspect.signature(f).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD] == head
+    E = getattr(en, f"{module}_energy_x")(x, J, *((1.0,) if module == "arap" else (1.0, 3.0)), vol)
+    assert E == pytest.approx(psi[0, 0] * 0.5, rel=EXACT)                   # the triangle's area is 1/2
+    g = en.elastic_gradient_x(x, J, 1.0, 3.0, vol, material)
+    assert g.shape == (6, 1) and isinstance(g, np.ndarray)
+    Hx = en.elastic_hessian_x(x, J, 1.0, 3.0, vol, material)
+    assert sps.issparse(Hx) and Hx.format == "csc" and Hx.shape == (6, 6)
+    assert inspect.signature(en.elastic_hessian_x).parameters["psd"].default is True

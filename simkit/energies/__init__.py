@@ -22,3 +22,22 @@ __all__ = [
     "mass_springs_energy_x", "mass_springs_gradient_x", "mass_springs_hessian_x",
     "quadratic_energy", "quadratic_gradient", "quadratic_hessian",
 ]
+from .arap import (arap_energy_element_F, arap_energy_x, arap_gradient_element_F, arap_gradient_x,
+                   arap_hessian_element_F, arap_hessian_x)
+from .elastic import (elastic_energy_element_F, elastic_energy_x, elastic_gradient_element_F, elastic_gradient_x,
+                      elastic_hessian_element_F, elastic_hessian_x)
+from .fcr import (fcr_energy_element_F, fcr_energy_x, fcr_gradient_element_F, fcr_gradient_x,
+                  fcr_hessian_element_F, fcr_hessian_x)
+from .linear_elasticity import (linear_elasticity_energy_element_F, linear_elasticity_energy_x,
+                                linear_elasticity_gradient_element_F, linear_elasticity_gradient_x,
+                                linear_elasticity_hessian_element_F, linear_elasticity_hessian_x)
+from .neo_hookean import (neo_hookean_energy_element_F, neo_hookean_energy_x, neo_hookean_gradient_element_F,
+                          neo_hookean_gradient_x, neo_hookean_hessian_element_F, neo_hookean_hessian_x)
+from .stable_neo_hookean import (stable_neo_hookean_energy_element_F, stable_neo_hookean_energy_x,
+                                 stable_neo_hookean_gradient_element_F, stable_neo_hookean_gradient_x,
+                                 stable_neo_hookean_hessian_element_F, stable_neo_hookean_hessian_x)
+
+__all__ += [
+    f"{m}_{q}_{tier}" for m in ("elastic", "arap", "fcr", "linear_elasticity", "neo_hookean", "stable_neo_hookean")
+    for q in ("energy", "gradient", "hessian") for tier in ("element_F", "x")
+]

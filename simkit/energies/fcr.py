@@ -1,0 +1,108 @@
+r"""Fixed-corotational (FCR) elasticity (Stomakhin et al. 2012), upstream simkit's scaling.
+
+Density, with R = U V^T from the rotation-variant SVD and J = det F::
+
+    psi(F) = mu ||F - R||_F^2 + lam/2 (J - 1)^2 = mu sum_i (sigma_i - 1)^2 + lam/2 (J - 1)^2
+    P(F)   = 2 mu (F - R) + lam (J - 1) cof F
+
+Analytic eigensystem, with ``c_i = dJ/dsigma_i`` and ``s_k`` the singular value outside the
+pair (1 in 2D)::
+
+    scaling   A_ii = 2 mu + lam c_i^2,  A_ij = lam c_i c_j + lam (J - 1) s_k
+    flip_ij   = 2 mu - lam (J - 1) s_k
+    twist_ij  = 2 mu (1 - 2 / (sigma_i + sigma_j)) + lam (J - 1) s_k
+"""
+import numpy as np
+
+from . import _hyperelastic as _he
+from .. import _isotropic_eigensystem as _eig
+from .._small_matrices import cofactor, det
+
+
+def _psi(F, mu, lam):
+    s = _eig.svd_rv(F)[1]
+    return mu * np.sum((s - 1.0) ** 2, axis=1) + 0.5 * lam * (np.prod(s, axis=1) - 1.0) ** 2
+
+
+def _P(F, mu, lam):
+    U, _, V = _eig.svd_rv(F)
+    return (2.0 * mu[:, None, None] * (F - U @ np.swapaxes(V, 1, 2))
+            + (lam * (det(F) - 1.0))[:, None, None] * cofactor(F))
+
+
+def _eigensystem(F, mu, lam):
+    U, s, V = _eig.svd_rv(F)
+    d = F.shape[-1]
+    pairs = _eig.PAIRS[d]
+    c, C, other = _eig.det_derivatives(s)
+    g = lam * (np.prod(s, axis=1) - 1.0)
+    A = lam[:, None, None] * c[:, :, None] * c[:, None, :] + g[:, None, None] * C
+    A += 2.0 * mu[:, None, None] * np.eye(d)
+    flip = 2.0 * mu[:, None] - g[:, None] * other
+    twist = 2.0 * mu[:, None] * (1.0 - 2.0 / (s[:, pairs[:, 0]] + s[:, pairs[:, 1]])) + g[:, None] * other
+    return U, V, A, flip, twist
+
+
+def _dPdF(F, mu, lam):
+    return _eig.hessian(*_eigensystem(F, mu, lam))
+
+
+MATERIAL = _he.register(_he.Material("fcr", _psi, _P, _dPdF, _eigensystem))
+
+
+def fcr_energy_element_F(F, mu, lam):
+    """Energy density ``mu ||F - R||^2 + lam/2 (det F - 1)^2`` of every element.
+
+    Parameters
+    ----------
+    F : (t, d, d) float array
+        Deformation gradients, d 2 or 3.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters per element (mu >= 0).
+
+    Returns
+    -------
+    psi : (t, 1) float array
+    """
+    return _he.energy_element(MATERIAL, F, mu, lam)
+
+
+def fcr_gradient_element_F(F, mu, lam):
+    """First Piola-Kirchhoff stress ``P = 2 mu (F - R) + lam (J - 1) cof F``: (t, d, d)."""
+    return _he.gradient_element(MATERIAL, F, mu, lam)
+
+
+def fcr_hessian_element_F(F, mu, lam):
+    """Exact ``dP/dF`` from the analytic eigensystem: (t, d*d, d*d), row-major F."""
+    return _he.hessian_element(MATERIAL, F, mu, lam)
+
+
+def fcr_energy_x(X, J, mu, lam, vol):
+    """Total energy ``sum_e vol_e psi(F_e)``.
+
+    Parameters
+    ----------
+    X : (n, d) float array
+        Current node positions.
+    J : (d*d*t, d*n) sparse matrix
+        ``simkit.deformation_jacobian`` of the rest mesh.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters.
+    vol : float or (t,) / (t, 1) float array
+        Rest measure of each element.
+
+    Returns
+    -------
+    E : float
+    """
+    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def fcr_gradient_x(X, J, mu, lam, vol):
+    """Gradient ``J^T vec(vol P)``: (n*d, 1)."""
+    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def fcr_hessian_x(X, J, mu, lam, vol, *, psd=True):
+    """Hessian (n*d, n*d) csc_matrix; ``psd=True`` clamps each element's analytic eigenvalues at 0."""
+    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)

@@ -1,0 +1,101 @@
+r"""Linear (small-strain) elasticity.
+
+Density, with the small strain :math:`\varepsilon = (F + F^T)/2 - I`::
+
+    psi(F) = mu ||eps||_F^2 + lam/2 tr(eps)^2
+    P(F)   = 2 mu eps + lam tr(eps) I
+    dP/dF  = mu (delta_ik delta_jl + delta_il delta_jk) + lam delta_ij delta_kl
+
+The Hessian is constant and positive semi-definite, so ``psd`` changes nothing. psi is not
+rotation invariant: a rigid rotation by an angle theta stores energy (it grows like theta^4
+for small theta), which is why large deformations need a corotational or hyperelastic model.
+Element tier ``*_element_F(F, mu, lam)``; global tier ``*_x(X, J, mu, lam, vol)``
+(see ``simkit.energies.elastic``).
+"""
+import numpy as np
+
+from . import _hyperelastic as _he
+
+
+def _psi(F, mu, lam):
+    d = F.shape[-1]
+    eps = 0.5 * (F + np.swapaxes(F, 1, 2)) - np.eye(d)
+    tr = np.trace(eps, axis1=1, axis2=2)
+    return mu * np.einsum("kij,kij->k", eps, eps) + 0.5 * lam * tr ** 2
+
+
+def _P(F, mu, lam):
+    d = F.shape[-1]
+    eps = 0.5 * (F + np.swapaxes(F, 1, 2)) - np.eye(d)
+    tr = np.trace(eps, axis1=1, axis2=2)
+    return 2.0 * mu[:, None, None] * eps + (lam * tr)[:, None, None] * np.eye(d)
+
+
+def _dPdF(F, mu, lam):
+    d = F.shape[-1]
+    I = np.eye(d)
+    sym = (np.einsum("ik,jl->ijkl", I, I) + np.einsum("il,jk->ijkl", I, I)).reshape(d * d, d * d)
+    vol = np.einsum("ij,kl->ijkl", I, I).reshape(d * d, d * d)
+    return mu[:, None, None] * sym + lam[:, None, None] * vol
+
+
+MATERIAL = _he.register(_he.Material("linear-elasticity", _psi, _P, _dPdF))
+
+
+def linear_elasticity_energy_element_F(F, mu, lam):
+    """Energy density of every element.
+
+    Parameters
+    ----------
+    F : (t, d, d) float array
+        Deformation gradients, d 2 or 3.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters per element (mu >= 0).
+
+    Returns
+    -------
+    psi : (t, 1) float array
+        ``mu ||eps||^2 + lam/2 tr(eps)^2``, ``eps = sym(F) - I``.
+    """
+    return _he.energy_element(MATERIAL, F, mu, lam)
+
+
+def linear_elasticity_gradient_element_F(F, mu, lam):
+    """First Piola-Kirchhoff stress ``P = 2 mu eps + lam tr(eps) I`` of every element: (t, d, d)."""
+    return _he.gradient_element(MATERIAL, F, mu, lam)
+
+
+def linear_elasticity_hessian_element_F(F, mu, lam):
+    """``dP/dF`` of every element, (t, d*d, d*d), row-major F (constant, PSD)."""
+    return _he.hessian_element(MATERIAL, F, mu, lam)
+
+
+def linear_elasticity_energy_x(X, J, mu, lam, vol):
+    """Total energy ``sum_e vol_e psi(F_e)`` with ``F = (J X.reshape(-1, 1)).reshape(-1, d, d)``.
+
+    Parameters
+    ----------
+    X : (n, d) float array
+        Current node positions.
+    J : (d*d*t, d*n) sparse matrix
+        ``simkit.deformation_jacobian`` of the rest mesh.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters.
+    vol : float or (t,) / (t, 1) float array
+        Rest measure of each element (``simkit.volume``).
+
+    Returns
+    -------
+    E : float
+    """
+    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def linear_elasticity_gradient_x(X, J, mu, lam, vol):
+    """Gradient ``J^T vec(vol P)`` of the total energy: (n*d, 1). Arguments as ``linear_elasticity_energy_x``."""
+    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def linear_elasticity_hessian_x(X, J, mu, lam, vol, *, psd=True):
+    """Hessian ``J^T blockdiag(vol dP/dF) J``: (n*d, n*d) csc_matrix; ``psd`` has no effect (already PSD)."""
+    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)
