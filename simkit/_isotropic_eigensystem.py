@@ -65,7 +65,8 @@ def hessian(U, V, A, flip, twist, project=False):
         lam_s, flip, twist = np.maximum(lam_s, 0.0), np.maximum(flip, 0.0), np.maximum(twist, 0.0)
     Q = np.concatenate([np.einsum("kmi,kmn->kni", scaling, W), fl, tw], axis=1)   # (k, d*d, d*d) rows
     lam = np.concatenate([lam_s, flip, twist], axis=1)
-    return np.einsum("kmi,km,kmj->kij", Q, lam, Q)
+    H = np.einsum("kmi,km,kmj->kij", Q, lam, Q)
+    return 0.5 * (H + np.swapaxes(H, 1, 2))
 
 
 def det_derivatives(sigma):
