@@ -1,96 +1,160 @@
 r"""Analytic eigensystems of isotropic elastic energies (Smith, de Goes and Kim 2019).
 
 An isotropic energy depends on F only through its singular values. With the rotation-variant
-SVD ``F = U diag(sigma) V^T`` (``det U = det V = +1``; when ``det F < 0`` the sign sits on the
-smallest singular value, so ``sigma_d`` may be negative) the Hessian ``d^2 psi / dF^2`` has
-the eigenvectors, written as d x d matrices (flattened row-major, like F),
+SVD ``F = U diag(sigma) V^T`` -- U and V are rotations (``det U = det V = +1``), the singular
+values decrease in magnitude and, when ``det F < 0``, the smallest one carries the sign
+(``sigma_d < 0``) -- the Hessian ``d^2 psi / dF^2`` has the eigenvectors (as d x d matrices,
+flattened row-major like F)
 
-- scaling modes ``U diag(w) V^T``, with w an eigenvector of the d x d matrix
-  ``A_ij = d^2 psi / d sigma_i d sigma_j``;
+- scaling modes ``U diag(w) V^T``, w an eigenvector of ``A_ij = d^2 psi / d sigma_i d sigma_j``;
 - for every pair i < j a flip mode ``U (e_i e_j^T + e_j e_i^T) V^T / sqrt 2`` with eigenvalue
   ``(psi_i - psi_j) / (sigma_i - sigma_j)`` and a twist mode ``U (e_i e_j^T - e_j e_i^T) V^T / sqrt 2``
-  with eigenvalue ``(psi_i + psi_j) / (sigma_i + sigma_j)`` (``psi_i = d psi / d sigma_i``).
+  with eigenvalue ``(psi_i + psi_j) / (sigma_i + sigma_j)``, where ``psi_i = d psi / d sigma_i``.
 
-Each material writes these two ratios in closed form (no division by ``sigma_i - sigma_j``),
-so repeated singular values need no special case. Projecting the Hessian onto the PSD cone
-is then clamping these eigenvalues at zero: no eigensolver on the d^2 x d^2 Hessian.
+Each material writes A and the two ratios in closed form (no division by ``sigma_i - sigma_j``),
+so repeated singular values need no special case; projecting the Hessian onto the PSD cone is
+clamping these eigenvalues at zero, with no eigensolver on the d^2 x d^2 Hessian.
+
+Layout: component-major, element axis last (``F[i, j]`` is a (t,) array), as in
+``simkit._small_matrices``. The SVD is computed here too, by Jacobi sweeps on ``F^T F``
+written over components: numpy's batched ``svd`` calls LAPACK once per 3x3 matrix and costs
+several times more.
 """
 import numpy as np
 
-# index pairs (i, j), i < j, in the order the materials return flip / twist eigenvalues
-PAIRS = {2: np.array([[0, 1]]), 3: np.array([[0, 1], [0, 2], [1, 2]])}
-# index k of the remaining singular value of each pair (3D)
-OTHER = np.array([2, 1, 0])
+from ._small_matrices import det, matmul, outer
+
+JACOBI_SWEEPS = 5          # cyclic sweeps for 3x3 (quadratic convergence: round-off after about 4)
+
+
+def pairs(d):
+    """Index pairs (i, j), i < j, in the order materials return flip / twist eigenvalues."""
+    return [(0, 1)] if d == 2 else [(0, 1), (0, 2), (1, 2)]
+
+
+def jacobi_eigh(S):
+    """Eigen-decomposition of symmetric (d, d, t) matrices.
+
+    Returns eigenvalues (d, t) and eigenvectors (d, d, t) (columns), unsorted. Cyclic Jacobi
+    rotations (Golub and Van Loan's sym.schur2); one rotation is exact in 2D.
+    """
+    d, t = S.shape[0], S.shape[-1]
+    a = {(p, q): np.array(S[p, q], dtype=float) for p in range(d) for q in range(p, d)}
+    V = np.zeros((d, d, t))
+    for i in range(d):
+        V[i, i] = 1.0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(1 if d == 2 else JACOBI_SWEEPS):
+            for p, q in pairs(d):
+                apq = a[p, q]
+                tau = (a[q, q] - a[p, p]) / (2.0 * apq)
+                tan = np.copysign(1.0, tau) / (np.abs(tau) + np.sqrt(1.0 + tau * tau))
+                tan = np.where(apq == 0.0, 0.0, np.nan_to_num(tan, nan=0.0, posinf=0.0, neginf=0.0))
+                c = 1.0 / np.sqrt(1.0 + tan * tan)
+                s = tan * c
+                a[p, p] = a[p, p] - tan * apq
+                a[q, q] = a[q, q] + tan * apq
+                a[p, q] = np.zeros(t)
+                for r in set(range(d)) - {p, q}:
+                    rp, rq = (min(r, p), max(r, p)), (min(r, q), max(r, q))
+                    a[rp], a[rq] = c * a[rp] - s * a[rq], s * a[rp] + c * a[rq]
+                vp = V[:, p].copy()
+                V[:, p] = c * vp - s * V[:, q]
+                V[:, q] = s * vp + c * V[:, q]
+    return np.stack([a[i, i] for i in range(d)]), V
+
+
+def _unit(y, fallback):
+    n = np.sqrt(np.sum(y * y, axis=0))
+    ok = n > 0.0
+    return np.where(ok, y / np.where(ok, n, 1.0), fallback)
+
+
+def _orthogonal_unit(u):
+    """A unit vector orthogonal to each unit column of u (3, t)."""
+    e = np.zeros_like(u)
+    e[np.argmin(np.abs(u), axis=0), np.arange(u.shape[1])] = 1.0
+    w = np.cross(u, e, axis=0)
+    return w / np.sqrt(np.sum(w * w, axis=0))
 
 
 def svd_rv(F):
-    """Rotation-variant SVD of (k, d, d) matrices.
+    """Rotation-variant SVD of (d, d, t) matrices: ``F = U diag(sigma) V^T``.
 
     Returns
     -------
-    U, V : (k, d, d) float arrays
-        Rotations (det +1) with ``F = U diag(sigma) V^T``.
-    sigma : (k, d) float array
-        Singular values in decreasing order of magnitude; the last one carries the sign of
-        det F.
+    U, V : (d, d, t) float arrays
+        Rotations (det +1); column n of U is ``U[:, n]``.
+    sigma : (d, t) float array
+        Decreasing in magnitude; only the last may be negative, with the sign of det F.
+
+    V holds the eigenvectors of ``F^T F`` (sorted, last column flipped if det V < 0); the
+    columns of U are ``F v_n`` orthonormalized in turn, the last one the cross product (2D: the
+    first turned by 90 degrees), so that ``sigma_n = u_n . F v_n`` carries det F's sign.
+    A rank-deficient F gets any valid completion of U.
     """
-    U, sigma, Vt = np.linalg.svd(F)
-    V = np.swapaxes(Vt, -1, -2).copy()
-    sigma = sigma.copy()
-    for M in (U, V):
-        neg = np.linalg.det(M) < 0
-        M[neg, :, -1] *= -1.0
-        sigma[neg, -1] *= -1.0
-    return U, sigma, V
-
-
-def modes(U, V):
-    """Flattened row-major mode matrices: scaling (k, d, d*d), flip and twist (k, p, d*d)."""
-    k, d = U.shape[0], U.shape[-1]
-    outer = np.einsum("kai,kbj->kijab", U, V).reshape(k, d, d, d * d)     # u_i v_j^T
-    pairs = PAIRS[d]
-    a, b = outer[:, pairs[:, 0], pairs[:, 1]], outer[:, pairs[:, 1], pairs[:, 0]]
-    scaling = outer[:, np.arange(d), np.arange(d)]
-    return scaling, (a + b) / np.sqrt(2.0), (a - b) / np.sqrt(2.0)
-
-
-def hessian(U, V, A, flip, twist, project=False):
-    """Assemble ``d^2 psi / dF^2`` (k, d*d, d*d) from its eigensystem; clamp eigenvalues at 0 if `project`.
-
-    A : (k, d, d) scaling Hessian; flip, twist : (k, p) eigenvalues of the pair modes.
-    """
-    scaling, fl, tw = modes(U, V)
-    lam_s, W = np.linalg.eigh(A)
-    if project:
-        lam_s, flip, twist = np.maximum(lam_s, 0.0), np.maximum(flip, 0.0), np.maximum(twist, 0.0)
-    Q = np.concatenate([np.einsum("kmi,kmn->kni", scaling, W), fl, tw], axis=1)   # (k, d*d, d*d) rows
-    lam = np.concatenate([lam_s, flip, twist], axis=1)
-    H = np.einsum("kmi,km,kmj->kij", Q, lam, Q)
-    return 0.5 * (H + np.swapaxes(H, 1, 2))
+    d, t = F.shape[0], F.shape[-1]
+    lam, V = jacobi_eigh(matmul(np.swapaxes(F, 0, 1), F))
+    V = np.take_along_axis(V, np.argsort(-lam, axis=0)[None], axis=1)
+    V[:, d - 1] *= np.where(det(V) < 0, -1.0, 1.0)
+    Y = matmul(F, V)                                      # column n: F v_n
+    U = np.empty_like(Y)
+    e0 = np.zeros((d, t))
+    e0[0] = 1.0
+    U[:, 0] = _unit(Y[:, 0], e0)
+    if d == 2:
+        U[0, 1], U[1, 1] = -U[1, 0], U[0, 0]
+    else:
+        y = Y[:, 1]
+        for _ in range(2):                                # Gram-Schmidt twice: orthogonal to round-off
+            y = y - np.sum(U[:, 0] * y, axis=0) * U[:, 0]
+        U[:, 1] = _unit(y, _orthogonal_unit(U[:, 0]))
+        U[:, 2] = np.cross(U[:, 0], U[:, 1], axis=0)
+    return U, np.sum(U * Y, axis=0), V
 
 
 def det_derivatives(sigma):
-    """First and second derivatives of ``J = prod(sigma)`` in the singular values.
+    """Derivatives of ``J = prod(sigma)`` in the singular values (d, t).
 
     Returns
     -------
-    c : (k, d) float array
-        ``dJ / dsigma_i`` (the product of the other singular values).
-    C : (k, d, d) float array
+    c : (d, t) float array
+        ``dJ / dsigma_i``, the product of the other singular values.
+    C : (d, d, t) float array
         ``d^2 J / dsigma_i dsigma_j``: 0 on the diagonal, the remaining singular value off it
         (3D) or 1 (2D).
-    other : (k, p) float array
-        The off-diagonal value of C for each pair of ``PAIRS``.
+    other : (p, t) float array
+        That off-diagonal value for each pair of ``pairs(d)``.
     """
-    k, d = sigma.shape
+    d, t = sigma.shape
     if d == 2:
-        c = sigma[:, ::-1].copy()
-        other = np.ones((k, 1))
+        c, other = sigma[::-1].copy(), np.ones((1, t))
     else:
-        c = np.stack([sigma[:, 1] * sigma[:, 2], sigma[:, 0] * sigma[:, 2], sigma[:, 0] * sigma[:, 1]], axis=1)
-        other = sigma[:, OTHER]
-    C = np.zeros((k, d, d))
-    pairs = PAIRS[d]
-    C[:, pairs[:, 0], pairs[:, 1]] = other
-    C[:, pairs[:, 1], pairs[:, 0]] = other
+        c = np.stack([sigma[1] * sigma[2], sigma[0] * sigma[2], sigma[0] * sigma[1]])
+        other = np.stack([sigma[2], sigma[1], sigma[0]])
+    C = np.zeros((d, d, t))
+    for n, (i, j) in enumerate(pairs(d)):
+        C[i, j] = C[j, i] = other[n]
     return c, C, other
+
+
+def hessian(U, V, A, flip, twist, project=False):
+    """F-space Hessian (d*d, d*d, t), row-major F, from the eigensystem; eigenvalues clamped at 0 if `project`.
+
+    A (d, d, t): Hessian in the singular values; flip, twist (p, t): pair-mode eigenvalues in
+    ``pairs(d)`` order. Projection clamps the eigenvalues of A (``jacobi_eigh``) and of the pair
+    modes. Symmetric to round-off (the assembly uses one triangle).
+    """
+    d, t = U.shape[0], U.shape[-1]
+    if project:
+        lam, W = jacobi_eigh(A)
+        A = matmul(W * np.maximum(lam, 0.0)[None], np.swapaxes(W, 0, 1))
+        flip, twist = np.maximum(flip, 0.0), np.maximum(twist, 0.0)
+    Ut, Vt = np.swapaxes(U, 0, 1), np.swapaxes(V, 0, 1)               # rows u_i, v_j
+    O = (Ut[:, None, :, None] * Vt[None, :, None, :]).reshape(d, d, d * d, t)   # O[i, j] = u_i v_j^T, flat
+    S = O[np.arange(d), np.arange(d)]                                   # scaling directions (d, d*d, t)
+    H = (S[:, :, None] * matmul(A, S)[:, None, :]).sum(axis=0)          # S^T A S
+    for n, (i, j) in enumerate(pairs(d)):
+        f, w = O[i, j] + O[j, i], O[i, j] - O[j, i]                     # sqrt(2) x the flip / twist modes
+        H += (0.5 * flip[n]) * outer(f, f) + (0.5 * twist[n]) * outer(w, w)
+    return H

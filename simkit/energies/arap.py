@@ -15,33 +15,29 @@ import numpy as np
 
 from . import _hyperelastic as _he
 from .. import _isotropic_eigensystem as _eig
+from .._small_matrices import matmul
 
 
 def _psi(F, mu, lam):
     s = _eig.svd_rv(F)[1]
-    return 0.5 * mu * np.sum((s - 1.0) ** 2, axis=1)
+    return 0.5 * mu * np.sum((s - 1.0) ** 2, axis=0)
 
 
 def _P(F, mu, lam):
     U, _, V = _eig.svd_rv(F)
-    return mu[:, None, None] * (F - U @ np.swapaxes(V, 1, 2))
+    return mu * (F - matmul(U, np.swapaxes(V, 0, 1)))
 
 
-def _eigensystem(F, mu, lam):
-    U, s, V = _eig.svd_rv(F)
-    d = F.shape[-1]
-    pairs = _eig.PAIRS[d]
-    A = mu[:, None, None] * np.eye(d)
-    flip = np.repeat(mu[:, None], len(pairs), axis=1)
-    twist = mu[:, None] * (1.0 - 2.0 / (s[:, pairs[:, 0]] + s[:, pairs[:, 1]]))
-    return U, V, A, flip, twist
+def _eigenvalues(s, mu, lam):
+    d, t = s.shape
+    A = np.zeros((d, d, t))
+    A[np.arange(d), np.arange(d)] = mu
+    flip = np.broadcast_to(mu, (len(_eig.pairs(d)), t))
+    twist = np.stack([mu * (1.0 - 2.0 / (s[i] + s[j])) for i, j in _eig.pairs(d)])
+    return A, flip, twist
 
 
-def _dPdF(F, mu, lam):
-    return _eig.hessian(*_eigensystem(F, mu, lam))
-
-
-MATERIAL = _he.register(_he.Material("arap", _psi, _P, _dPdF, _eigensystem, uses_lam=False))
+MATERIAL = _he.register(_he.Material("arap", _psi, _P, None, _eigenvalues, uses_lam=False))
 
 
 def arap_energy_element_F(F, mu):

@@ -16,38 +16,31 @@ import numpy as np
 
 from . import _hyperelastic as _he
 from .. import _isotropic_eigensystem as _eig
-from .._small_matrices import cofactor, det
+from .._small_matrices import cofactor, det, matmul, outer
 
 
 def _psi(F, mu, lam):
     s = _eig.svd_rv(F)[1]
-    return mu * np.sum((s - 1.0) ** 2, axis=1) + 0.5 * lam * (np.prod(s, axis=1) - 1.0) ** 2
+    return mu * np.sum((s - 1.0) ** 2, axis=0) + 0.5 * lam * (det(F) - 1.0) ** 2
 
 
 def _P(F, mu, lam):
     U, _, V = _eig.svd_rv(F)
-    return (2.0 * mu[:, None, None] * (F - U @ np.swapaxes(V, 1, 2))
-            + (lam * (det(F) - 1.0))[:, None, None] * cofactor(F))
+    return 2.0 * mu * (F - matmul(U, np.swapaxes(V, 0, 1))) + lam * (det(F) - 1.0) * cofactor(F)
 
 
-def _eigensystem(F, mu, lam):
-    U, s, V = _eig.svd_rv(F)
-    d = F.shape[-1]
-    pairs = _eig.PAIRS[d]
+def _eigenvalues(s, mu, lam):
+    d = s.shape[0]
     c, C, other = _eig.det_derivatives(s)
-    g = lam * (np.prod(s, axis=1) - 1.0)
-    A = lam[:, None, None] * c[:, :, None] * c[:, None, :] + g[:, None, None] * C
-    A += 2.0 * mu[:, None, None] * np.eye(d)
-    flip = 2.0 * mu[:, None] - g[:, None] * other
-    twist = 2.0 * mu[:, None] * (1.0 - 2.0 / (s[:, pairs[:, 0]] + s[:, pairs[:, 1]])) + g[:, None] * other
-    return U, V, A, flip, twist
+    g = lam * (np.prod(s, axis=0) - 1.0)
+    A = lam * outer(c, c) + g * C
+    A[np.arange(d), np.arange(d)] += 2.0 * mu
+    flip = 2.0 * mu - g * other
+    twist = np.stack([2.0 * mu * (1.0 - 2.0 / (s[i] + s[j])) for i, j in _eig.pairs(d)]) + g * other
+    return A, flip, twist
 
 
-def _dPdF(F, mu, lam):
-    return _eig.hessian(*_eigensystem(F, mu, lam))
-
-
-MATERIAL = _he.register(_he.Material("fcr", _psi, _P, _dPdF, _eigensystem))
+MATERIAL = _he.register(_he.Material("fcr", _psi, _P, None, _eigenvalues))
 
 
 def fcr_energy_element_F(F, mu, lam):

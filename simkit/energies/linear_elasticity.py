@@ -17,26 +17,33 @@ import numpy as np
 from . import _hyperelastic as _he
 
 
+def _strain(F):
+    d = F.shape[0]
+    eps = 0.5 * (F + np.swapaxes(F, 0, 1))
+    for i in range(d):
+        eps[i, i] -= 1.0
+    return eps, sum(eps[i, i] for i in range(d))
+
+
 def _psi(F, mu, lam):
-    d = F.shape[-1]
-    eps = 0.5 * (F + np.swapaxes(F, 1, 2)) - np.eye(d)
-    tr = np.trace(eps, axis1=1, axis2=2)
-    return mu * np.einsum("kij,kij->k", eps, eps) + 0.5 * lam * tr ** 2
+    eps, tr = _strain(F)
+    return mu * np.sum(eps * eps, axis=(0, 1)) + 0.5 * lam * tr ** 2
 
 
 def _P(F, mu, lam):
-    d = F.shape[-1]
-    eps = 0.5 * (F + np.swapaxes(F, 1, 2)) - np.eye(d)
-    tr = np.trace(eps, axis1=1, axis2=2)
-    return 2.0 * mu[:, None, None] * eps + (lam * tr)[:, None, None] * np.eye(d)
+    eps, tr = _strain(F)
+    P = 2.0 * mu * eps
+    for i in range(F.shape[0]):
+        P[i, i] += lam * tr
+    return P
 
 
 def _dPdF(F, mu, lam):
-    d = F.shape[-1]
+    d = F.shape[0]
     I = np.eye(d)
-    sym = (np.einsum("ik,jl->ijkl", I, I) + np.einsum("il,jk->ijkl", I, I)).reshape(d * d, d * d)
-    vol = np.einsum("ij,kl->ijkl", I, I).reshape(d * d, d * d)
-    return mu[:, None, None] * sym + lam[:, None, None] * vol
+    sym = (np.einsum("ik,jl->ijkl", I, I) + np.einsum("il,jk->ijkl", I, I)).reshape(d * d, d * d, 1)
+    vol = np.einsum("ij,kl->ijkl", I, I).reshape(d * d, d * d, 1)
+    return mu * sym + lam * vol
 
 
 MATERIAL = _he.register(_he.Material("linear-elasticity", _psi, _P, _dPdF))

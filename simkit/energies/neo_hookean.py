@@ -19,49 +19,45 @@ Analytic eigensystem (``psd=True``), in the signed singular values sigma of F::
 import numpy as np
 
 from . import _hyperelastic as _he
-from .. import _isotropic_eigensystem as _eig
-from .._small_matrices import cofactor, det
+from .._isotropic_eigensystem import pairs
+from .._small_matrices import cofactor, det, outer
 
 
 def _psi(F, mu, lam):
-    d = F.shape[-1]
+    d = F.shape[0]
     Jdet = det(F)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logJ = np.log(np.where(Jdet > 0, Jdet, 1.0))
-        psi = 0.5 * mu * (np.einsum("kij,kij->k", F, F) - d) - mu * logJ + 0.5 * lam * logJ ** 2
+    logJ = np.log(np.where(Jdet > 0, Jdet, 1.0))
+    psi = 0.5 * mu * (np.sum(F * F, axis=(0, 1)) - d) - mu * logJ + 0.5 * lam * logJ ** 2
     return np.where(Jdet > 0, psi, np.inf)
 
 
 def _P(F, mu, lam):
     Jdet = det(F)
-    FinvT = cofactor(F) / Jdet[:, None, None]
-    return mu[:, None, None] * F + (lam * np.log(Jdet) - mu)[:, None, None] * FinvT
+    return mu * F + (lam * np.log(Jdet) - mu) / Jdet * cofactor(F)
 
 
 def _dPdF(F, mu, lam):
-    k, d = F.shape[0], F.shape[-1]
+    d, t = F.shape[0], F.shape[-1]
     Jdet = det(F)
-    G = cofactor(F) / Jdet[:, None, None]
-    c = mu - lam * np.log(Jdet)
-    H = (lam[:, None, None, None, None] * np.einsum("kij,kml->kijml", G, G)
-         + c[:, None, None, None, None] * np.einsum("kil,kmj->kijml", G, G)).reshape(k, d * d, d * d)
-    H += mu[:, None, None] * np.eye(d * d)
+    g = (cofactor(F) / Jdet).reshape(d * d, t)                      # F^{-T}, row-major
+    Finv_T = g.reshape(d, d, t)
+    # K[(i, j), (k, l)] = F^{-T}_il F^{-T}_kj
+    K = (Finv_T[:, None, None, :] * np.swapaxes(Finv_T, 0, 1)[None, :, :, None]).reshape(d * d, d * d, t)
+    H = lam * outer(g, g) + (mu - lam * np.log(Jdet)) * K
+    H[np.arange(d * d), np.arange(d * d)] += mu
     return H
 
 
-def _eigensystem(F, mu, lam):
-    U, s, V = _eig.svd_rv(F)
-    d = F.shape[-1]
-    logJ = np.log(np.prod(s, axis=1))
-    c = mu - lam * logJ
-    A = (lam[:, None, None] / (s[:, :, None] * s[:, None, :]))
-    A[:, np.arange(d), np.arange(d)] = (c + lam)[:, None] / s ** 2 + mu[:, None]
-    pairs = _eig.PAIRS[d]
-    ss = s[:, pairs[:, 0]] * s[:, pairs[:, 1]]
-    return U, V, A, mu[:, None] + c[:, None] / ss, mu[:, None] - c[:, None] / ss
+def _eigenvalues(s, mu, lam):
+    d = s.shape[0]
+    c = mu - lam * np.log(np.prod(s, axis=0))
+    A = lam / outer(s, s)
+    A[np.arange(d), np.arange(d)] = (c + lam) / s ** 2 + mu
+    ss = np.stack([s[i] * s[j] for i, j in pairs(d)])
+    return A, mu + c / ss, mu - c / ss
 
 
-MATERIAL = _he.register(_he.Material("neo-hookean", _psi, _P, _dPdF, _eigensystem, positive_det=True))
+MATERIAL = _he.register(_he.Material("neo-hookean", _psi, _P, _dPdF, _eigenvalues, positive_det=True))
 
 
 def neo_hookean_energy_element_F(F, mu, lam):

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _hyperelastic as _he
 from .. import _isotropic_eigensystem as _eig
-from .._small_matrices import cofactor, det, det_hessian
+from .._small_matrices import cofactor, det, det_hessian, outer
 
 
 def _alpha(mu, lam, d):
@@ -28,43 +28,39 @@ def _alpha(mu, lam, d):
 
 
 def _psi(F, mu, lam):
-    d = F.shape[-1]
-    Ic = np.einsum("kij,kij->k", F, F)
+    d = F.shape[0]
+    Ic = np.sum(F * F, axis=(0, 1))
     return 0.5 * mu * (Ic - d) - 0.5 * mu * np.log1p(Ic) + 0.5 * lam * (det(F) - _alpha(mu, lam, d)) ** 2
 
 
 def _P(F, mu, lam):
-    d = F.shape[-1]
-    Ic = np.einsum("kij,kij->k", F, F)
-    beta = mu * Ic / (Ic + 1.0)
-    return beta[:, None, None] * F + (lam * (det(F) - _alpha(mu, lam, d)))[:, None, None] * cofactor(F)
+    d = F.shape[0]
+    Ic = np.sum(F * F, axis=(0, 1))
+    return mu * Ic / (Ic + 1.0) * F + lam * (det(F) - _alpha(mu, lam, d)) * cofactor(F)
 
 
 def _dPdF(F, mu, lam):
-    k, d = F.shape[0], F.shape[-1]
-    Ic = np.einsum("kij,kij->k", F, F)
-    f, g = F.reshape(k, -1), cofactor(F).reshape(k, -1)
-    H = (2.0 * mu / (Ic + 1.0) ** 2)[:, None, None] * f[:, :, None] * f[:, None, :]
-    H += lam[:, None, None] * g[:, :, None] * g[:, None, :]
-    H += (lam * (det(F) - _alpha(mu, lam, d)))[:, None, None] * det_hessian(F)
-    H += (mu * Ic / (Ic + 1.0))[:, None, None] * np.eye(d * d)
+    d, t = F.shape[0], F.shape[-1]
+    Ic = np.sum(F * F, axis=(0, 1))
+    f, g = F.reshape(d * d, t), cofactor(F).reshape(d * d, t)
+    H = 2.0 * mu / (Ic + 1.0) ** 2 * outer(f, f) + lam * outer(g, g)
+    H += lam * (det(F) - _alpha(mu, lam, d)) * det_hessian(F)
+    H[np.arange(d * d), np.arange(d * d)] += mu * Ic / (Ic + 1.0)
     return H
 
 
-def _eigensystem(F, mu, lam):
-    U, s, V = _eig.svd_rv(F)
-    d = F.shape[-1]
-    Ic = np.sum(s ** 2, axis=1)
+def _eigenvalues(s, mu, lam):
+    d = s.shape[0]
+    Ic = np.sum(s * s, axis=0)
     beta = mu * Ic / (Ic + 1.0)
     c, C, other = _eig.det_derivatives(s)
-    g = lam * (np.prod(s, axis=1) - _alpha(mu, lam, d))
-    A = ((2.0 * mu / (Ic + 1.0) ** 2)[:, None, None] * s[:, :, None] * s[:, None, :]
-         + lam[:, None, None] * c[:, :, None] * c[:, None, :] + g[:, None, None] * C)
-    A += beta[:, None, None] * np.eye(d)
-    return U, V, A, beta[:, None] - g[:, None] * other, beta[:, None] + g[:, None] * other
+    g = lam * (np.prod(s, axis=0) - _alpha(mu, lam, d))
+    A = 2.0 * mu / (Ic + 1.0) ** 2 * outer(s, s) + lam * outer(c, c) + g * C
+    A[np.arange(d), np.arange(d)] += beta
+    return A, beta - g * other, beta + g * other
 
 
-MATERIAL = _he.register(_he.Material("stable-neo-hookean", _psi, _P, _dPdF, _eigensystem))
+MATERIAL = _he.register(_he.Material("stable-neo-hookean", _psi, _P, _dPdF, _eigenvalues))
 
 
 def stable_neo_hookean_energy_element_F(F, mu, lam):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _validate
+from .._small_matrices import components
 from ..deformation_jacobian import deformation_jacobian
 from ..energies import _hyperelastic as _he
 from ..energies import elastic as _elastic  # noqa: F401  (registers the materials)
@@ -53,10 +54,11 @@ class ElasticEnergy:
         self.lam = _validate.element_values(lam, "lam", t) if self._material.uses_lam else np.zeros(t)
         self.material = material
         self.psd = _validate.boolean(psd, "psd")
+        self._structure = _he.structure(self.J, self.dim)
 
     def _F(self, x):
         x = _validate.stacked(x, "x", self.n * self.dim)
-        return (self.J @ x).reshape(-1, self.dim, self.dim)
+        return components((self.J @ x).reshape(-1, self.dim, self.dim))
 
     def energy(self, x):
         """Total elastic energy at stacked positions x (n*d, 1): float."""
@@ -68,4 +70,4 @@ class ElasticEnergy:
 
     def hessian(self, x):
         """Hessian (n*d, n*d) csc_matrix at stacked positions x (projected if ``psd``)."""
-        return _he.hessian(self._material, self.J, self._F(x), self.mu, self.lam, self.vol, self.psd)
+        return _he.hessian(self._material, self._structure, self._F(x), self.mu, self.lam, self.vol, self.psd)
