@@ -10,6 +10,7 @@ because ``utils`` re-exports this module at its end.
 """
 from typing import NamedTuple
 
+import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import Normalize, to_rgba
@@ -201,8 +202,8 @@ def animate_triangles_2d(panels, t, lims=None, figsize=None, suptitle=None, time
     ncols = len(data) if ncols is None else _validate.integer(ncols, "ncols", low=1)
     nrows = -(-len(data) // ncols)
     with utils.style():
-        fig, axes = utils._new_figure(figsize or (3.7 * ncols, 3.2 * nrows), dpi=utils.DENSITY * utils.DPI,
-                                      nrows=nrows, ncols=ncols, squeeze=False)
+        fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (3.7 * ncols, 3.2 * nrows),
+                                 dpi=utils.DENSITY * utils.DPI, squeeze=False)
         axes = axes.ravel()
         moving = []
         for ax, d in zip(axes, data):

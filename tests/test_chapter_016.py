@@ -1,14 +1,10 @@
 """Chapter 016 Elasticity, executed headless by the build: the bounds it prints, from the values it computes."""
-import json
 import re
 
-import imageio_ffmpeg
-import nbformat
 import numpy as np
 import pytest
-from PIL import Image
 
-from conftest import ROOT
+import chapter_checks as checks
 
 CHAPTER = "016_elasticity"
 FIGURES = ["deformation_gradient", "energy_densities", "patch_test", "locking", "beam_solid", "soft_energy"]
@@ -22,13 +18,12 @@ MONOTONE_TOL = 1e-9         # J: round-off allowance of the non-increasing total
 
 @pytest.fixture(scope="module")
 def executed(chapter_run):
-    return nbformat.read(ROOT / "_build" / "exec" / f"{CHAPTER}.ipynb", as_version=4)
+    return checks.executed(CHAPTER)
 
 
 @pytest.fixture(scope="module")
 def printed(executed):
-    return "".join(out.get("text", "") for cell in executed.cells if cell.cell_type == "code"
-                   for out in cell.outputs if out.output_type == "stream")
+    return checks.stream_text(executed)
 
 
 def number(pattern, text):
@@ -126,28 +121,16 @@ def test_exercise_answers(printed):
     assert 6 < number(r"exercise 4: within 5% at about (\S+) cubes", printed) < 30
 
 
-def _announced(executed):
-    source = "\n".join(cell.source for cell in executed.cells if cell.cell_type == "code")
-    return re.findall(r'ch\.figure\(fig, "(\w+)"\)', source), re.findall(r'ch\.video\(fig, anim, "(\w+)"', source)
-
-
 def test_announced_media_exist_and_decode(executed):
-    figures, videos = _announced(executed)
+    figures, videos = checks.announced(executed)
     assert sorted(figures) == sorted(FIGURES)
     assert sorted(videos) == sorted(VIDEOS)
-    for name in figures:
-        for path in (ROOT / "results" / CHAPTER / f"{name}.png", ROOT / "media" / f"016_{name}.png"):
-            with Image.open(path) as image:
-                image.load()
-                assert image.size[0] > 400 and image.size[1] > 200, path
-    for name, frames in VIDEOS.items():
-        for path in (ROOT / "results" / CHAPTER / f"{name}.mp4", ROOT / "media" / f"016_{name}.mp4"):
-            assert imageio_ffmpeg.count_frames_and_secs(str(path))[0] == frames, path
+    checks.assert_media_decode(CHAPTER, figures, VIDEOS)
 
 
 def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
-    expected = {f"016_{name}.png" for name in FIGURES} | {f"016_{name}.mp4" for name in VIDEOS}
-    assert {p.name for p in (ROOT / "media").glob("016_*")} == expected
+    found, expected = checks.published(CHAPTER, FIGURES, VIDEOS)
+    assert found == expected
 
 
 def test_interactive_view_is_in_the_page(executed):
@@ -157,8 +140,4 @@ def test_interactive_view_is_in_the_page(executed):
 
 
 def test_committed_notebook_is_clean():
-    nb = json.loads((ROOT / "book" / f"{CHAPTER}.ipynb").read_text())
-    assert nb["metadata"]["kernelspec"]["name"] == "python3"
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            assert cell["outputs"] == [] and cell["execution_count"] is None
+    checks.assert_committed_notebook_clean(CHAPTER)
