@@ -112,6 +112,10 @@ def test_3d_bar_is_big_enough_and_its_extrapolated_sag_ratio_is_beam_theory(prin
 def test_exercise_answers(printed):
     orders = re.search(r"exercise 1: .*observed orders (\S+), (\S+)", printed)
     assert orders and min(float(orders.group(1)), float(orders.group(2))) > 1.5
+    limit = re.search(r"against the extrapolated limit (\S+) the order is (\S+); Timoshenko's beam with shear: (\S+)",
+                      printed)
+    assert limit and 1.5 < float(limit.group(2)) < 2.5
+    assert abs(float(limit.group(1)) - float(limit.group(3))) < 0.005      # the mesh converges to the shear beam
     assert number(r"exercise 2: lateral contraction (\S+);", printed) == pytest.approx(0.3 / 0.7, abs=1e-3)
     reach = re.search(r"exercise 3: largest pivot-to-end distance (\S+) m at .*, (\S+) m at .* \(rest (\S+)\); "
                       r"unconverged steps (\d+)", printed)
