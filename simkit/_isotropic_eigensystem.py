@@ -24,7 +24,7 @@ import numpy as np
 
 from ._small_matrices import det, matmul, outer
 
-JACOBI_SWEEPS = 5          # cyclic sweeps for 3x3 (quadratic convergence: round-off after about 4)
+JACOBI_SWEEPS = 4          # cyclic sweeps for 3x3 (quadratic convergence: round-off after 3 to 4)
 
 
 def pairs(d):
@@ -36,45 +36,56 @@ def jacobi_eigh(S):
     """Eigen-decomposition of symmetric (d, d, t) matrices.
 
     Returns eigenvalues (d, t) and eigenvectors (d, d, t) (columns), unsorted. Cyclic Jacobi
-    rotations (Golub and Van Loan's sym.schur2); one rotation is exact in 2D.
+    rotations (Golub and Van Loan's sym.schur2, with ``tan = 2 a_pq sign(theta) / (|theta| +
+    hypot(theta, 2 a_pq))``, ``theta = a_qq - a_pp``, which is 0 when a_pq is); one rotation is
+    exact in 2D.
     """
     d, t = S.shape[0], S.shape[-1]
-    a = {(p, q): np.array(S[p, q], dtype=float) for p in range(d) for q in range(p, d)}
-    V = np.zeros((d, d, t))
-    for i in range(d):
-        V[i, i] = 1.0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(1 if d == 2 else JACOBI_SWEEPS):
-            for p, q in pairs(d):
-                apq = a[p, q]
-                tau = (a[q, q] - a[p, p]) / (2.0 * apq)
-                tan = np.copysign(1.0, tau) / (np.abs(tau) + np.sqrt(1.0 + tau * tau))
-                tan = np.where(apq == 0.0, 0.0, np.nan_to_num(tan, nan=0.0, posinf=0.0, neginf=0.0))
-                c = 1.0 / np.sqrt(1.0 + tan * tan)
-                s = tan * c
-                a[p, p] = a[p, p] - tan * apq
-                a[q, q] = a[q, q] + tan * apq
-                a[p, q] = np.zeros(t)
-                for r in set(range(d)) - {p, q}:
+    a = {(p, q): S[p, q] for p in range(d) for q in range(p, d)}
+    V = [[np.ones(t) if i == j else np.zeros(t) for j in range(d)] for i in range(d)]
+    for _ in range(1 if d == 2 else JACOBI_SWEEPS):
+        for p, q in pairs(d):
+            apq = a[p, q]
+            theta = a[q, q] - a[p, p]
+            two = 2.0 * apq
+            tan = np.copysign(1.0, theta) * two / (np.abs(theta) + np.hypot(theta, two) + _TINY)
+            c = 1.0 / np.sqrt(1.0 + tan * tan)
+            s = tan * c
+            shift = tan * apq
+            a[p, p], a[q, q], a[p, q] = a[p, p] - shift, a[q, q] + shift, 0.0
+            for r in range(d):
+                if r != p and r != q:
                     rp, rq = (min(r, p), max(r, p)), (min(r, q), max(r, q))
                     a[rp], a[rq] = c * a[rp] - s * a[rq], s * a[rp] + c * a[rq]
-                vp = V[:, p].copy()
-                V[:, p] = c * vp - s * V[:, q]
-                V[:, q] = s * vp + c * V[:, q]
-    return np.stack([a[i, i] for i in range(d)]), V
+            for row in V:
+                row[p], row[q] = c * row[p] - s * row[q], s * row[p] + c * row[q]
+    return np.stack([a[i, i] for i in range(d)]), np.array(V)
+
+
+_TINY = np.finfo(float).tiny
 
 
 def _unit(y, fallback):
+    """Columns of y (d, t) normalized; where one is zero, ``fallback(where)`` supplies it."""
     n = np.sqrt(np.sum(y * y, axis=0))
-    ok = n > 0.0
-    return np.where(ok, y / np.where(ok, n, 1.0), fallback)
+    zero = np.flatnonzero(n == 0.0)
+    if zero.size:
+        n[zero] = 1.0
+    u = y / n
+    if zero.size:
+        u[:, zero] = fallback(zero)
+    return u
+
+
+def _cross(a, b):
+    return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def _orthogonal_unit(u):
-    """A unit vector orthogonal to each unit column of u (3, t)."""
+    """A unit vector orthogonal to each unit column of u (3, k)."""
     e = np.zeros_like(u)
     e[np.argmin(np.abs(u), axis=0), np.arange(u.shape[1])] = 1.0
-    w = np.cross(u, e, axis=0)
+    w = _cross(u, e)
     return w / np.sqrt(np.sum(w * w, axis=0))
 
 
@@ -99,17 +110,15 @@ def svd_rv(F):
     V[:, d - 1] *= np.where(det(V) < 0, -1.0, 1.0)
     Y = matmul(F, V)                                      # column n: F v_n
     U = np.empty_like(Y)
-    e0 = np.zeros((d, t))
-    e0[0] = 1.0
-    U[:, 0] = _unit(Y[:, 0], e0)
+    U[:, 0] = _unit(Y[:, 0], lambda where: np.eye(d)[:, :1])
     if d == 2:
         U[0, 1], U[1, 1] = -U[1, 0], U[0, 0]
     else:
-        y = Y[:, 1]
+        u0, y = U[:, 0], Y[:, 1]
         for _ in range(2):                                # Gram-Schmidt twice: orthogonal to round-off
-            y = y - np.sum(U[:, 0] * y, axis=0) * U[:, 0]
-        U[:, 1] = _unit(y, _orthogonal_unit(U[:, 0]))
-        U[:, 2] = np.cross(U[:, 0], U[:, 1], axis=0)
+            y = y - np.sum(u0 * y, axis=0) * u0
+        U[:, 1] = _unit(y, lambda where: _orthogonal_unit(u0[:, where]))
+        U[:, 2] = _cross(U[:, 0], U[:, 1])
     return U, np.sum(U * Y, axis=0), V
 
 
@@ -138,6 +147,23 @@ def det_derivatives(sigma):
     return c, C, other
 
 
+def clamp(A, flip, twist):
+    """The eigensystem with every eigenvalue clamped at 0.
+
+    A is projected through its own eigenvectors (``jacobi_eigh``), only where it is not already
+    positive semi-definite (Sylvester's criterion on the leading minors decides; a PSD A is
+    returned unchanged, as a projection would, up to round-off).
+    """
+    d = A.shape[0]
+    minors = [A[0, 0], A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]] + ([det(A)] if d == 3 else [])
+    bad = np.flatnonzero(~np.logical_and.reduce([m > 0 for m in minors]))
+    if bad.size:
+        lam, W = jacobi_eigh(A[..., bad])
+        A = A.copy()
+        A[..., bad] = matmul(W * np.maximum(lam, 0.0)[None], np.swapaxes(W, 0, 1))
+    return A, np.maximum(flip, 0.0), np.maximum(twist, 0.0)
+
+
 def hessian(U, V, A, flip, twist, project=False):
     """F-space Hessian (d*d, d*d, t), row-major F, from the eigensystem; eigenvalues clamped at 0 if `project`.
 
@@ -147,9 +173,7 @@ def hessian(U, V, A, flip, twist, project=False):
     """
     d, t = U.shape[0], U.shape[-1]
     if project:
-        lam, W = jacobi_eigh(A)
-        A = matmul(W * np.maximum(lam, 0.0)[None], np.swapaxes(W, 0, 1))
-        flip, twist = np.maximum(flip, 0.0), np.maximum(twist, 0.0)
+        A, flip, twist = clamp(A, flip, twist)
     Ut, Vt = np.swapaxes(U, 0, 1), np.swapaxes(V, 0, 1)               # rows u_i, v_j
     O = (Ut[:, None, :, None] * Vt[None, :, None, :]).reshape(d, d, d * d, t)   # O[i, j] = u_i v_j^T, flat
     S = O[np.arange(d), np.arange(d)]                                   # scaling directions (d, d*d, t)

@@ -5,6 +5,7 @@ import scipy.sparse as sps
 
 import simkit
 import simkit.energies as en
+from fem_cases import random_rotation
 from simkit.energies.elastic import MATERIALS
 
 FD_STEP = 1e-6
@@ -16,14 +17,6 @@ ROTATION_INVARIANT = ("arap", "fcr", "neo-hookean", "stable-neo-hookean")
 
 def rel_err(a, b):
     return np.linalg.norm(np.asarray(a) - np.asarray(b)) / max(np.linalg.norm(b), 1e-300)
-
-
-def random_rotation(dim, rng):
-    Q, R = np.linalg.qr(rng.standard_normal((dim, dim)))
-    Q = Q * np.sign(np.diag(R))
-    if np.linalg.det(Q) < 0:
-        Q[:, 0] *= -1
-    return Q
 
 
 def random_F(t, dim, rng, spread=0.3):

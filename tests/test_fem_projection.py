@@ -5,17 +5,10 @@ import pytest
 import simkit.energies as en
 from simkit import _isotropic_eigensystem as eig
 from simkit._small_matrices import components, stacked
+from fem_cases import random_rotation
 from simkit.energies.elastic import MATERIALS
 
 MATCH_TOL = 1e-10
-
-
-def rotation(dim, rng):
-    Q, R = np.linalg.qr(rng.standard_normal((dim, dim)))
-    Q = Q * np.sign(np.diag(R))
-    if np.linalg.det(Q) < 0:
-        Q[:, 0] *= -1
-    return Q
 
 
 def stress_cases(dim, allow_inversion, rng):
@@ -27,7 +20,7 @@ def stress_cases(dim, allow_inversion, rng):
     spectra += [np.r_[np.full(dim - 1, 1.3), 0.6], np.r_[1.8, np.full(dim - 1, 0.9)]]
     if allow_inversion:
         spectra += [np.r_[rng.uniform(0.5, 2.0, dim - 1), -0.4], np.r_[np.full(dim - 1, 1.1), -0.2]]
-    F = [rotation(dim, rng) @ np.diag(s) @ rotation(dim, rng).T for s in spectra]
+    F = [random_rotation(dim, rng) @ np.diag(s) @ random_rotation(dim, rng).T for s in spectra]
     F += [np.diag(s) for s in spectra[-5:]]                                            # exact repeats, no rounding
     F += [np.eye(dim)]
     return np.array(F)
@@ -58,7 +51,7 @@ def test_analytic_projection_equals_batched_eigh_projection(material, dim):
 @pytest.mark.parametrize("dim", [2, 3])
 def test_rotation_variant_svd_convention(dim):
     rng = np.random.default_rng(12)
-    F = np.array([rotation(dim, rng) @ np.diag(s) @ rotation(dim, rng).T
+    F = np.array([random_rotation(dim, rng) @ np.diag(s) @ random_rotation(dim, rng).T
                   for s in (np.r_[np.full(dim - 1, 1.5), -0.5], rng.uniform(0.5, 2, dim))])
     U, s, V = eig.svd_rv(components(F))
     U, s, V = stacked(U), s.T, stacked(V)

@@ -8,11 +8,13 @@ deformation Jacobian J (``F = (J x).reshape(t, d, d)``)::
 
     E(x) = sum_e vol_e psi(F_e),   g = J^T vec(vol P),   H = J^T blockdiag(vol dP/dF) J
 
-The Hessian is assembled per element. For a P1 Jacobian (``simkit.deformation_jacobian``:
-row (e, i, j) holds ``dN_a/dX_j`` in the columns of component i of the element's d+1 nodes)
-the chain rule ``B[(a, i), (b, c)] = sum_jl G[a, j] dP/dF[(i, j), (c, l)] G[b, l]`` gives the
-upper entries of each symmetric block, summed by ``simkit._assembly.symmetric_pattern``. Any
-other operator goes through its local rows, ``B_e = L_e^T (vol dP/dF)_e L_e``.
+The Hessian is assembled per element, ``B_e = L_e^T (vol dP/dF)_e L_e`` with ``L_e`` J's rows
+of element e on its own dofs. For a P1 Jacobian (``simkit.deformation_jacobian``: row (e, i, j)
+holds ``dN_a/dX_j`` in the columns of component i of the element's d+1 nodes) ``L_e`` comes
+from the shape-function gradients G, isotropic materials go from their eigensystem straight to
+``B_e`` (``isotropic_blocks``), and the upper triangles of the blocks are summed by the
+pattern of ``simkit._assembly.symmetric_pattern``. Any other operator goes through
+``_assembly.operator_pattern``.
 """
 import functools
 
@@ -34,9 +36,10 @@ class Material:
     for det F > 0 (+inf energy; gradient and Hessian raise).
     """
 
-    def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True):
+    def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True, x_upper=None):
         self.name, self.psi, self.P, self._dPdF = name, psi, P, dPdF
         self.eigenvalues, self.positive_det, self.uses_lam = eigenvalues, positive_det, uses_lam
+        self._x_upper = x_upper
 
     def check_domain(self, F, name):
         """ValueError naming the elements with det F <= 0 where the energy is undefined there."""
@@ -55,6 +58,25 @@ class Material:
             return self._dPdF(F, mu, lam)
         U, sigma, V = _isotropic_eigensystem.svd_rv(F)
         return _isotropic_eigensystem.hessian(U, V, *self.eigenvalues(sigma, mu, lam), project=psd)
+
+    def closed_form_blocks(self, psd):
+        """Whether ``x_upper`` (closed-form upper entries) replaces ``x_blocks`` for this Hessian."""
+        return self._x_upper is not None and not psd
+
+    def x_upper(self, F, mu, lam, vol, G):
+        """Upper entries (u, t) of the exact ``vol L^T dP/dF L`` (G (d+1, d, t), component-major)."""
+        return self._x_upper(F, mu * vol, lam * vol, G)
+
+    def x_blocks(self, F, mu, lam, vol, G, psd):
+        """Every element's x-space block ``vol L^T dP/dF L``: (t, (d+1)d, (d+1)d), for P1 elements (G (t, d+1, d))."""
+        if self.eigenvalues is not None and (psd or self._dPdF is None):
+            U, sigma, V = _isotropic_eigensystem.svd_rv(F)
+            A, flip, twist = self.eigenvalues(sigma, mu, lam)
+            if psd:
+                A, flip, twist = _isotropic_eigensystem.clamp(A, flip, twist)
+            return isotropic_blocks(stacked(U), stacked(V), stacked(A * vol), (flip * vol).T, (twist * vol).T, G)
+        L = p1_local_rows(G)
+        return np.swapaxes(L, 1, 2) @ stacked(self._dPdF(F, mu, lam) * vol) @ L
 
 
 MATERIALS = {}
@@ -122,17 +144,49 @@ def x_inputs(mat, X, J, mu, lam, vol):
 class Structure:
     """How a deformation Jacobian's rows act per element, for the Hessian assembly.
 
-    Either P1 (``T`` (t, d+1) nodes, ``G`` (d+1, d, t) shape-function gradients, ``pattern`` a
-    SymmetricPattern) or generic (``operator``: an ``_assembly.OperatorPattern``).
+    Either P1 (``G`` (t, d+1, d) shape-function gradients of the nodes ``T`` (t, d+1), and
+    ``summation``: the element blocks (t, p, p), p = d(d+1), flattened, to the symmetric CSC
+    pattern) or generic (``operator``: an ``_assembly.OperatorPattern``).
     """
 
-    def __init__(self, T=None, G=None, pattern=None, operator=None):
-        self.T, self.G, self.pattern, self.operator = T, G, pattern, operator
+    def __init__(self, T=None, G=None, operator=None, ndof=None):
+        self.T, self.G, self.operator = T, G, operator
+        if G is not None:
+            self._summation(T, G.shape[2], ndof)
 
+    def _summation(self, T, d, ndof):
+        # the symmetric pattern sums upper entries laid out (entry r, element e) -> column r*t + e;
+        # here the same sums read them straight from the full blocks: column e*p*p + row*p + col
+        sp = _assembly.symmetric_pattern(T, d, ndof)
+        t, p = T.shape[0], T.shape[1] * d
+        rows, cols = _assembly.upper_layout(T.shape[1], d)
+        S = sp.summation.tocoo()
+        r, e = np.divmod(S.col, t)
+        full = e * (p * p) + (rows * p + cols)[r]
+        self.summation = sps.csr_matrix((S.data, (S.row, full)), shape=(S.shape[0], t * p * p))
+        self.indptr, self.indices, self.expand, self.ndof = sp.indptr, sp.indices, sp.expand, ndof
+        self.pattern = sp
 
-def p1_structure(T, G, ndof):
-    d = G.shape[1]
-    return Structure(T, G, _assembly.symmetric_pattern(T, d, ndof))
+    def components(self):
+        """G component-major, (d+1, d, t) (cached)."""
+        if getattr(self, "_Gc", None) is None:
+            self._Gc = np.ascontiguousarray(np.moveaxis(self.G, 0, -1))
+        return self._Gc
+
+    def buffer(self):
+        """A reused (t, p, p) array for the element blocks (a fresh 40 MB array costs its page faults each call)."""
+        if getattr(self, "_buffer", None) is None:
+            t, q, d = self.G.shape
+            self._buffer = np.empty((t, q * d, q * d))
+        return self._buffer
+
+    def matrix(self, blocks):
+        """Sum symmetric element blocks (t, p, p) (upper triangles read) into the CSC Hessian."""
+        data = (self.summation @ blocks.reshape(-1))[self.expand]
+        H = sps.csc_matrix((data, self.indices.copy(), self.indptr.copy()), shape=(self.ndof, self.ndof))
+        H.has_sorted_indices = True
+        H.has_canonical_format = True
+        return H
 
 
 def _recognize(J, d):
@@ -141,18 +195,15 @@ def _recognize(J, d):
     C.sum_duplicates()
     m, N = C.shape
     t, q = m // (d * d), d + 1
-    counts = np.diff(C.indptr)
-    if not (counts == q).all():
+    if not (np.diff(C.indptr) == q).all():
         return Structure(operator=_assembly.operator_pattern(J, N, dim=d * d))
     cols = C.indices.reshape(t, d, d, q).astype(np.int64)
     vals = C.data.reshape(t, d, d, q)
     nodes, comp = np.divmod(cols, d)
-    same = ((nodes == nodes[:, :1, :1]).all()
-            and (comp == np.arange(d)[None, :, None, None]).all()
-            and (vals == vals[:, :1]).all())
-    if not same:
+    if not ((nodes == nodes[:, :1, :1]).all() and (comp == np.arange(d)[None, :, None, None]).all()
+            and (vals == vals[:, :1]).all()):
         return Structure(operator=_assembly.operator_pattern(J, N, dim=d * d))
-    return p1_structure(nodes[:, 0, 0], np.moveaxis(vals[:, 0], 0, -1).transpose(1, 0, 2).copy(), N)
+    return Structure(nodes[:, 0, 0], np.ascontiguousarray(np.swapaxes(vals[:, 0], 1, 2)), ndof=N)
 
 
 _structures = ArrayKeyedCache()
@@ -165,22 +216,44 @@ def structure(J, d):
     return _structures.get((J.format, J.shape, d), (J.indptr, J.indices, J.data), lambda: _recognize(J, d))
 
 
-def p1_upper(H, G):
-    """Upper entries (u, t) of each element's block ``L^T H L`` (``_assembly.upper_layout`` order).
+def p1_local_rows(G):
+    """Rows of J of every element on its own dofs: ``L[e, (i, j), (a, c)] = delta_ic G[e, a, j]``, (t, d*d, (d+1)d)."""
+    t, q, d = G.shape
+    L = np.zeros((t, d, d, q, d))
+    for i in range(d):
+        L[:, i, :, :, i] = np.swapaxes(G, 1, 2)
+    return L.reshape(t, d * d, q * d)
 
-    H (d*d, d*d, t) weighted F-space Hessian, G (d+1, d, t) shape-function gradients:
-    ``B[(a, i), (b, c)] = sum_jl G[a, j] H[(i, j), (c, l)] G[b, l]``.
+
+def isotropic_blocks(U, V, A, flip, twist, G):
+    """Element blocks ``L^T H L`` (t, p, p) for H given by its analytic eigensystem.
+
+    Element-major arrays: U, V, A (t, d, d), flip, twist (t, npairs), G (t, d+1, d). The
+    direction ``u_p v_r^T`` of F maps to the x-space vector ``Z[(a, i), (p, r)] = (G V)[a, r] U[i, p]``;
+    the columns of M are the scaling modes ``Z[:, (p, p)]`` and, per pair (i, j), ``f, w = Z[:, (i, j)]
+    +- Z[:, (j, i)]``, and ``B = M Lambda M^T`` with Lambda = A on the scaling modes and flip / 2,
+    twist / 2 on f and w: no d^2 x d^2 Hessian is formed.
     """
-    q, d, t = G.shape
-    H4 = H.reshape(d, d, d, d, t)
-    # M[i, j, b, c] = sum_l H[(i, j), (c, l)] G[b, l]
-    M = sum(H4[:, :, None, :, l] * G[None, None, :, l, None] for l in range(d))
-    a, i, b, c = _upper_indices(q, d)
-    return (G[a] * M[i, :, b, c]).sum(axis=1)
+    t, q, d = G.shape
+    GV = G @ V
+    Z = (GV[:, :, None, None, :] * U[:, None, :, :, None]).reshape(t, q * d, d, d)    # Z[e, (a, i), p, r]
+    M = np.empty((t, q * d, d * d))
+    for p in range(d):
+        M[:, :, p] = Z[:, :, p, p]
+    for n, (i, j) in enumerate(_isotropic_eigensystem.pairs(d)):
+        np.add(Z[:, :, i, j], Z[:, :, j, i], out=M[:, :, d + 2 * n])
+        np.subtract(Z[:, :, i, j], Z[:, :, j, i], out=M[:, :, d + 2 * n + 1])
+    Lam = np.zeros((t, d * d, d * d))
+    Lam[:, :d, :d] = A
+    k = np.arange(flip.shape[1])
+    Lam[:, d + 2 * k, d + 2 * k] = 0.5 * flip
+    Lam[:, d + 2 * k + 1, d + 2 * k + 1] = 0.5 * twist
+    return M @ Lam @ np.swapaxes(M, 1, 2)
 
 
 @functools.lru_cache(maxsize=None)
-def _upper_indices(q, d):
+def upper_indices(q, d):
+    """Node a, component i of the row and node b, component c of the column of every upper entry."""
     rows, cols = _assembly.upper_layout(q, d)
     return rows // d, rows % d, cols // d, cols % d
 
@@ -210,12 +283,19 @@ def hessian(mat, struct, F, mu, lam, vol, psd):
     if struct.G is None:
         L = struct.operator.local
         return struct.operator.pattern.matrix(np.swapaxes(L, 1, 2) @ stacked(mat.dPdF(F, mu, lam, psd) * vol) @ L)
-    q, d = struct.G.shape[:2]
-    upper = np.empty((len(_upper_indices(q, d)[0]), t))
+    if mat.closed_form_blocks(psd):
+        q, d = struct.G.shape[1:]
+        upper = np.empty((len(upper_indices(q, d)[0]), t))
+        Gc = struct.components()
+        for s in range(0, t, CHUNK):
+            e = slice(s, s + CHUNK)
+            upper[:, e] = mat.x_upper(F[..., e], mu[e], lam[e], vol[e], Gc[..., e])
+        return struct.pattern.matrix(upper)
+    blocks = struct.buffer()
     for s in range(0, t, CHUNK):
         e = slice(s, s + CHUNK)
-        upper[:, e] = p1_upper(mat.dPdF(F[..., e], mu[e], lam[e], psd) * vol[e], struct.G[..., e])
-    return struct.pattern.matrix(upper)
+        blocks[e] = mat.x_blocks(F[..., e], mu[e], lam[e], vol[e], struct.G[e], psd)
+    return struct.matrix(blocks)
 
 
 # ------------------------------------------------------------------ public tiers, shared by every material
@@ -253,3 +333,84 @@ def hessian_x(mat, X, J, mu, lam, vol, psd=True):
     psd = _validate.boolean(psd, "psd")
     J, F, mu, lam, vol = x_inputs(mat, X, J, mu, lam, vol)
     return hessian(mat, structure(J, F.shape[0]), F, mu, lam, vol, psd)
+
+
+# ------------------------------------------------------------------ the six public functions of a material module
+
+_PARAMS = {True: ("mu, lam : float or (t,) / (t, 1) float arrays\n    Lamé parameters per element (mu >= 0).",
+                  "mu, lam"),
+           False: ("mu : float or (t,) / (t, 1) float array\n    Shear modulus per element (>= 0).", "mu")}
+
+_DOCS = {
+    "energy_element_F": "Energy density of every element, psi = {psi}.\n\nParameters\n----------\n"
+                        "F : (t, d, d) float array\n    Deformation gradients, d 2 or 3.\n{params}\n\n"
+                        "Returns\n-------\npsi : (t, 1) float array\n    No volume weighting.{inf}",
+    "gradient_element_F": "First Piola-Kirchhoff stress P = {P} of every element: (t, d, d).{raises}",
+    "hessian_element_F": "Exact dP/dF of every element: (t, d*d, d*d), row-major F "
+                         "(``H[e, i*d + j, k*d + l]``).{raises}",
+    "energy_x": "Total energy ``sum_e vol_e psi(F_e)``, psi = {psi}.\n\nParameters\n----------\n"
+                "X : (n, d) float array\n    Current node positions.\n"
+                "J : (d*d*t, d*n) sparse matrix\n    ``simkit.deformation_jacobian`` of the rest mesh.\n{params}\n"
+                "vol : float or (t,) / (t, 1) float array\n    Rest measure of each element (``simkit.volume``).\n\n"
+                "Returns\n-------\nE : float{inf}",
+    "gradient_x": "Gradient ``J^T vec(vol P)`` of the total energy: (n*d, 1). Arguments as ``{prefix}_energy_x``.{raises}",
+    "hessian_x": "Hessian ``J^T blockdiag(vol dP/dF) J``: (n*d, n*d) csc_matrix. Arguments as ``{prefix}_energy_x``;\n"
+                 "``psd=True`` (default, keyword-only) {psd}.{raises}",
+}
+
+
+def public_tiers(mat, module, prefix, psi, P, psd="clamps each element's analytic eigenvalues at 0"):
+    """The element-tier and ``_x`` functions of material `mat`, named ``{prefix}_{energy,gradient,hessian}_...``.
+
+    One definition for every material module (upstream's signatures: ARAP takes no ``lam``); the
+    docstrings are filled in with the material's formulas. Returns the six functions in the order
+    energy, gradient, hessian of the element tier, then of the ``_x`` tier.
+    """
+    if mat.uses_lam:
+        def energy_element_F(F, mu, lam):
+            return energy_element(mat, F, mu, lam)
+
+        def gradient_element_F(F, mu, lam):
+            return gradient_element(mat, F, mu, lam)
+
+        def hessian_element_F(F, mu, lam):
+            return hessian_element(mat, F, mu, lam)
+
+        def energy_x_(X, J, mu, lam, vol):
+            return energy_x(mat, X, J, mu, lam, vol)
+
+        def gradient_x_(X, J, mu, lam, vol):
+            return gradient_x(mat, X, J, mu, lam, vol)
+
+        def hessian_x_(X, J, mu, lam, vol, *, psd=True):
+            return hessian_x(mat, X, J, mu, lam, vol, psd)
+    else:
+        def energy_element_F(F, mu):
+            return energy_element(mat, F, mu, None)
+
+        def gradient_element_F(F, mu):
+            return gradient_element(mat, F, mu, None)
+
+        def hessian_element_F(F, mu):
+            return hessian_element(mat, F, mu, None)
+
+        def energy_x_(X, J, mu, vol):
+            return energy_x(mat, X, J, mu, None, vol)
+
+        def gradient_x_(X, J, mu, vol):
+            return gradient_x(mat, X, J, mu, None, vol)
+
+        def hessian_x_(X, J, mu, vol, *, psd=True):
+            return hessian_x(mat, X, J, mu, None, vol, psd)
+
+    fill = {"psi": psi, "P": P, "psd": psd, "prefix": prefix, "params": _PARAMS[mat.uses_lam][0],
+            "inf": "\n    ``+inf`` where det F <= 0." if mat.positive_det else "",
+            "raises": "\n\nRaises ValueError naming the elements with det F <= 0." if mat.positive_det else ""}
+    functions = []
+    for suffix, f in zip(_DOCS, (energy_element_F, gradient_element_F, hessian_element_F,
+                                 energy_x_, gradient_x_, hessian_x_)):
+        f.__name__ = f.__qualname__ = f"{prefix}_{suffix}"
+        f.__module__ = module
+        f.__doc__ = _DOCS[suffix].format(**fill)
+        functions.append(f)
+    return tuple(functions)

@@ -39,60 +39,7 @@ def _eigenvalues(s, mu, lam):
 
 MATERIAL = _he.register(_he.Material("arap", _psi, _P, None, _eigenvalues, uses_lam=False))
 
-
-def arap_energy_element_F(F, mu):
-    """Energy density ``mu/2 ||F - R||^2`` of every element.
-
-    Parameters
-    ----------
-    F : (t, d, d) float array
-        Deformation gradients, d 2 or 3.
-    mu : float or (t,) / (t, 1) float array
-        Shear modulus per element (>= 0).
-
-    Returns
-    -------
-    psi : (t, 1) float array
-    """
-    return _he.energy_element(MATERIAL, F, mu, None)
-
-
-def arap_gradient_element_F(F, mu):
-    """First Piola-Kirchhoff stress ``P = mu (F - R)``: (t, d, d)."""
-    return _he.gradient_element(MATERIAL, F, mu, None)
-
-
-def arap_hessian_element_F(F, mu):
-    """Exact ``dP/dF`` from the analytic eigensystem: (t, d*d, d*d), row-major F."""
-    return _he.hessian_element(MATERIAL, F, mu, None)
-
-
-def arap_energy_x(X, J, mu, vol):
-    """Total energy ``sum_e vol_e psi(F_e)``.
-
-    Parameters
-    ----------
-    X : (n, d) float array
-        Current node positions.
-    J : (d*d*t, d*n) sparse matrix
-        ``simkit.deformation_jacobian`` of the rest mesh.
-    mu : float or (t,) / (t, 1) float array
-        Shear modulus.
-    vol : float or (t,) / (t, 1) float array
-        Rest measure of each element.
-
-    Returns
-    -------
-    E : float
-    """
-    return _he.energy_x(MATERIAL, X, J, mu, None, vol)
-
-
-def arap_gradient_x(X, J, mu, vol):
-    """Gradient ``J^T vec(vol P)``: (n*d, 1)."""
-    return _he.gradient_x(MATERIAL, X, J, mu, None, vol)
-
-
-def arap_hessian_x(X, J, mu, vol, *, psd=True):
-    """Hessian (n*d, n*d) csc_matrix; ``psd=True`` clamps the twist eigenvalues at 0."""
-    return _he.hessian_x(MATERIAL, X, J, mu, None, vol, psd)
+(arap_energy_element_F, arap_gradient_element_F, arap_hessian_element_F,
+ arap_energy_x, arap_gradient_x, arap_hessian_x) = _he.public_tiers(
+    MATERIAL, __name__, "arap", psi="``mu/2 ||F - R||^2``",
+    P="``mu (F - R)``", psd="clamps the twist eigenvalues at 0")

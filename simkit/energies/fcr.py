@@ -42,60 +42,7 @@ def _eigenvalues(s, mu, lam):
 
 MATERIAL = _he.register(_he.Material("fcr", _psi, _P, None, _eigenvalues))
 
-
-def fcr_energy_element_F(F, mu, lam):
-    """Energy density ``mu ||F - R||^2 + lam/2 (det F - 1)^2`` of every element.
-
-    Parameters
-    ----------
-    F : (t, d, d) float array
-        Deformation gradients, d 2 or 3.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters per element (mu >= 0).
-
-    Returns
-    -------
-    psi : (t, 1) float array
-    """
-    return _he.energy_element(MATERIAL, F, mu, lam)
-
-
-def fcr_gradient_element_F(F, mu, lam):
-    """First Piola-Kirchhoff stress ``P = 2 mu (F - R) + lam (J - 1) cof F``: (t, d, d)."""
-    return _he.gradient_element(MATERIAL, F, mu, lam)
-
-
-def fcr_hessian_element_F(F, mu, lam):
-    """Exact ``dP/dF`` from the analytic eigensystem: (t, d*d, d*d), row-major F."""
-    return _he.hessian_element(MATERIAL, F, mu, lam)
-
-
-def fcr_energy_x(X, J, mu, lam, vol):
-    """Total energy ``sum_e vol_e psi(F_e)``.
-
-    Parameters
-    ----------
-    X : (n, d) float array
-        Current node positions.
-    J : (d*d*t, d*n) sparse matrix
-        ``simkit.deformation_jacobian`` of the rest mesh.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters.
-    vol : float or (t,) / (t, 1) float array
-        Rest measure of each element.
-
-    Returns
-    -------
-    E : float
-    """
-    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def fcr_gradient_x(X, J, mu, lam, vol):
-    """Gradient ``J^T vec(vol P)``: (n*d, 1)."""
-    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def fcr_hessian_x(X, J, mu, lam, vol, *, psd=True):
-    """Hessian (n*d, n*d) csc_matrix; ``psd=True`` clamps each element's analytic eigenvalues at 0."""
-    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)
+(fcr_energy_element_F, fcr_gradient_element_F, fcr_hessian_element_F,
+ fcr_energy_x, fcr_gradient_x, fcr_hessian_x) = _he.public_tiers(
+    MATERIAL, __name__, "fcr", psi="``mu ||F - R||^2 + lam/2 (det F - 1)^2``",
+    P="``2 mu (F - R) + lam (J - 1) cof F``")

@@ -48,61 +48,7 @@ def _dPdF(F, mu, lam):
 
 MATERIAL = _he.register(_he.Material("linear-elasticity", _psi, _P, _dPdF))
 
-
-def linear_elasticity_energy_element_F(F, mu, lam):
-    """Energy density of every element.
-
-    Parameters
-    ----------
-    F : (t, d, d) float array
-        Deformation gradients, d 2 or 3.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters per element (mu >= 0).
-
-    Returns
-    -------
-    psi : (t, 1) float array
-        ``mu ||eps||^2 + lam/2 tr(eps)^2``, ``eps = sym(F) - I``.
-    """
-    return _he.energy_element(MATERIAL, F, mu, lam)
-
-
-def linear_elasticity_gradient_element_F(F, mu, lam):
-    """First Piola-Kirchhoff stress ``P = 2 mu eps + lam tr(eps) I`` of every element: (t, d, d)."""
-    return _he.gradient_element(MATERIAL, F, mu, lam)
-
-
-def linear_elasticity_hessian_element_F(F, mu, lam):
-    """``dP/dF`` of every element, (t, d*d, d*d), row-major F (constant, PSD)."""
-    return _he.hessian_element(MATERIAL, F, mu, lam)
-
-
-def linear_elasticity_energy_x(X, J, mu, lam, vol):
-    """Total energy ``sum_e vol_e psi(F_e)`` with ``F = (J X.reshape(-1, 1)).reshape(-1, d, d)``.
-
-    Parameters
-    ----------
-    X : (n, d) float array
-        Current node positions.
-    J : (d*d*t, d*n) sparse matrix
-        ``simkit.deformation_jacobian`` of the rest mesh.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters.
-    vol : float or (t,) / (t, 1) float array
-        Rest measure of each element (``simkit.volume``).
-
-    Returns
-    -------
-    E : float
-    """
-    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def linear_elasticity_gradient_x(X, J, mu, lam, vol):
-    """Gradient ``J^T vec(vol P)`` of the total energy: (n*d, 1). Arguments as ``linear_elasticity_energy_x``."""
-    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def linear_elasticity_hessian_x(X, J, mu, lam, vol, *, psd=True):
-    """Hessian ``J^T blockdiag(vol dP/dF) J``: (n*d, n*d) csc_matrix; ``psd`` has no effect (already PSD)."""
-    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)
+(linear_elasticity_energy_element_F, linear_elasticity_gradient_element_F, linear_elasticity_hessian_element_F,
+ linear_elasticity_energy_x, linear_elasticity_gradient_x, linear_elasticity_hessian_x) = _he.public_tiers(
+    MATERIAL, __name__, "linear_elasticity", psi="``mu ||eps||^2 + lam/2 tr(eps)^2``, ``eps = sym(F) - I``",
+    P="``2 mu eps + lam tr(eps) I``", psd="changes nothing (the Hessian is constant and PSD)")

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _hyperelastic as _he
 from .._isotropic_eigensystem import pairs
-from .._small_matrices import cofactor, det, outer
+from .._small_matrices import cofactor, det, matmul, outer
 
 
 def _psi(F, mu, lam):
@@ -48,6 +48,22 @@ def _dPdF(F, mu, lam):
     return H
 
 
+def _x_upper(F, mu, lam, G):
+    """Upper entries (u, t) of the element blocks ``L^T dP/dF L`` in closed form, with W = G F^{-1}:
+    ``B[(a, i), (b, c)] = mu delta_ic (G G^T)_ab + lam W_ai W_bc + (mu - lam ln J) W_ac W_bi``.
+
+    Component-major (element axis last) like the formulas above; G is (d+1, d, t)."""
+    q, d, t = G.shape
+    Jdet = det(F)
+    W = matmul(G, np.swapaxes(cofactor(F), 0, 1)) / Jdet               # G F^{-1}, F^{-1} = cof(F)^T / J
+    a, i, b, c = _he.upper_indices(q, d)
+    Wf = W.reshape(q * d, t)
+    out = lam * Wf[a * d + i] * Wf[b * d + c] + (mu - lam * np.log(Jdet)) * Wf[a * d + c] * Wf[b * d + i]
+    same = i == c
+    out[same] += mu * matmul(G, np.swapaxes(G, 0, 1))[a[same], b[same]]
+    return out
+
+
 def _eigenvalues(s, mu, lam):
     d = s.shape[0]
     c = mu - lam * np.log(np.prod(s, axis=0))
@@ -57,63 +73,10 @@ def _eigenvalues(s, mu, lam):
     return A, mu + c / ss, mu - c / ss
 
 
-MATERIAL = _he.register(_he.Material("neo-hookean", _psi, _P, _dPdF, _eigenvalues, positive_det=True))
+MATERIAL = _he.register(_he.Material("neo-hookean", _psi, _P, _dPdF, _eigenvalues, positive_det=True,
+                                      x_upper=_x_upper))
 
-
-def neo_hookean_energy_element_F(F, mu, lam):
-    """Energy density of every element.
-
-    Parameters
-    ----------
-    F : (t, d, d) float array
-        Deformation gradients, d 2 or 3.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters per element (mu >= 0).
-
-    Returns
-    -------
-    psi : (t, 1) float array
-        ``mu/2 (|F|^2 - d) - mu ln J + lam/2 (ln J)^2``; ``+inf`` where ``det F <= 0``.
-    """
-    return _he.energy_element(MATERIAL, F, mu, lam)
-
-
-def neo_hookean_gradient_element_F(F, mu, lam):
-    """First Piola-Kirchhoff stress ``P = mu F + (lam ln J - mu) F^{-T}``: (t, d, d); ValueError if det F <= 0."""
-    return _he.gradient_element(MATERIAL, F, mu, lam)
-
-
-def neo_hookean_hessian_element_F(F, mu, lam):
-    """Exact ``dP/dF`` of every element, (t, d*d, d*d), row-major F; ValueError if det F <= 0."""
-    return _he.hessian_element(MATERIAL, F, mu, lam)
-
-
-def neo_hookean_energy_x(X, J, mu, lam, vol):
-    """Total energy ``sum_e vol_e psi(F_e)`` (``+inf`` if an element is inverted).
-
-    Parameters
-    ----------
-    X : (n, d) float array
-        Current node positions.
-    J : (d*d*t, d*n) sparse matrix
-        ``simkit.deformation_jacobian`` of the rest mesh.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters.
-    vol : float or (t,) / (t, 1) float array
-        Rest measure of each element (``simkit.volume``).
-
-    Returns
-    -------
-    E : float
-    """
-    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def neo_hookean_gradient_x(X, J, mu, lam, vol):
-    """Gradient ``J^T vec(vol P)``: (n*d, 1). ValueError naming the inverted elements, if any."""
-    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def neo_hookean_hessian_x(X, J, mu, lam, vol, *, psd=True):
-    """Hessian (n*d, n*d) csc_matrix; ``psd=True`` clamps each element's analytic eigenvalues at 0."""
-    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)
+(neo_hookean_energy_element_F, neo_hookean_gradient_element_F, neo_hookean_hessian_element_F,
+ neo_hookean_energy_x, neo_hookean_gradient_x, neo_hookean_hessian_x) = _he.public_tiers(
+    MATERIAL, __name__, "neo_hookean", psi="``mu/2 (|F|^2 - d) - mu ln J + lam/2 (ln J)^2``",
+    P="``mu F + (lam ln J - mu) F^{-T}``")

@@ -62,61 +62,7 @@ def _eigenvalues(s, mu, lam):
 
 MATERIAL = _he.register(_he.Material("stable-neo-hookean", _psi, _P, _dPdF, _eigenvalues))
 
-
-def stable_neo_hookean_energy_element_F(F, mu, lam):
-    """Energy density of every element.
-
-    Parameters
-    ----------
-    F : (t, d, d) float array
-        Deformation gradients, d 2 or 3.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters per element (mu >= 0, lam != 0).
-
-    Returns
-    -------
-    psi : (t, 1) float array
-        ``mu/2 (I_C - d) - mu/2 ln(I_C + 1) + lam/2 (J - alpha)^2``.
-    """
-    return _he.energy_element(MATERIAL, F, mu, lam)
-
-
-def stable_neo_hookean_gradient_element_F(F, mu, lam):
-    """First Piola-Kirchhoff stress: (t, d, d)."""
-    return _he.gradient_element(MATERIAL, F, mu, lam)
-
-
-def stable_neo_hookean_hessian_element_F(F, mu, lam):
-    """Exact ``dP/dF`` of every element, (t, d*d, d*d), row-major F."""
-    return _he.hessian_element(MATERIAL, F, mu, lam)
-
-
-def stable_neo_hookean_energy_x(X, J, mu, lam, vol):
-    """Total energy ``sum_e vol_e psi(F_e)``.
-
-    Parameters
-    ----------
-    X : (n, d) float array
-        Current node positions.
-    J : (d*d*t, d*n) sparse matrix
-        ``simkit.deformation_jacobian`` of the rest mesh.
-    mu, lam : float or (t,) / (t, 1) float arrays
-        Lamé parameters.
-    vol : float or (t,) / (t, 1) float array
-        Rest measure of each element.
-
-    Returns
-    -------
-    E : float
-    """
-    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def stable_neo_hookean_gradient_x(X, J, mu, lam, vol):
-    """Gradient ``J^T vec(vol P)``: (n*d, 1)."""
-    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
-
-
-def stable_neo_hookean_hessian_x(X, J, mu, lam, vol, *, psd=True):
-    """Hessian (n*d, n*d) csc_matrix; ``psd=True`` clamps each element's analytic eigenvalues at 0."""
-    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)
+(stable_neo_hookean_energy_element_F, stable_neo_hookean_gradient_element_F, stable_neo_hookean_hessian_element_F,
+ stable_neo_hookean_energy_x, stable_neo_hookean_gradient_x, stable_neo_hookean_hessian_x) = _he.public_tiers(
+    MATERIAL, __name__, "stable_neo_hookean", psi="``mu/2 (I_C - d) - mu/2 ln(I_C + 1) + lam/2 (J - alpha)^2``",
+    P="``mu I_C / (I_C + 1) F + lam (J - alpha) cof F``")
