@@ -2063,4 +2063,5 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
     return HTML(html)
 
 # chapter 016: planar triangle meshes (elastic solids)
-from course.solids import SOLID_FACE, animate_triangles_2d, plot_triangles_2d, triangle_limits  # noqa: E402,F401
+from course.solids import (  # noqa: E402,F401
+    SOLID_FACE, TriangleArtists, animate_triangles_2d, plot_triangles_2d, triangle_limits)
