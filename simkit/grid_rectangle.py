@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import _validate
-from .grid_sheet import DIAGONALS
+from .grid_sheet import DIAGONALS, grid_sheet
 
 
 def grid_rectangle(nx, ny, width=1.0, height=1.0, diagonals="alternating"):
@@ -31,13 +31,6 @@ def grid_rectangle(nx, ny, width=1.0, height=1.0, diagonals="alternating"):
     width = _validate.positive_scalar(width, "width")
     height = _validate.positive_scalar(height, "height")
     _validate.choice(diagonals, "diagonals", DIAGONALS)
-    x, y = np.meshgrid(np.linspace(0.0, width, nx), np.linspace(0.0, height, ny))
-    X = np.column_stack([x.ravel(), y.ravel()])
-    i, j = np.meshgrid(np.arange(nx - 1), np.arange(ny - 1))
-    p00 = (i + nx * j).ravel()
-    p10, p01, p11 = p00 + 1, p00 + nx, p00 + nx + 1
-    right = np.stack([np.column_stack([p00, p10, p01]), np.column_stack([p10, p11, p01])], axis=1)
-    left = np.stack([np.column_stack([p00, p10, p11]), np.column_stack([p00, p11, p01])], axis=1)
-    use_left = {"right": False, "left": True}.get(diagonals, ((i + j) % 2 == 1).ravel())
-    T = np.where(np.reshape(use_left, (-1, 1, 1)), left, right).reshape(-1, 3)
-    return X, T
+    # the sheet's (x, z) plane is this rectangle's (x, y) plane, seen from the other side
+    V, F = grid_sheet(nx, ny, width, height, diagonals)
+    return np.ascontiguousarray(V[:, [0, 2]]), np.ascontiguousarray(F[:, [0, 2, 1]])

@@ -42,6 +42,13 @@ def material_params(t, rng):
     return 1.0 + rng.random(t), 2.0 + rng.random(t)
 
 
+def mesh_case(dim, rng, amount=0.08):
+    """A small mesh, its operator and volumes, random Lamé parameters and a deformed state."""
+    X, T = small_mesh(dim)
+    mu, lam = material_params(len(T), rng)
+    return X, T, simkit.deformation_jacobian(X, T), simkit.volume(X, T), mu, lam, deformed(X, rng, amount)
+
+
 @pytest.mark.parametrize("dim", [2, 3])
 @pytest.mark.parametrize("material", MATERIALS)
 def test_element_tier_matches_central_differences(material, dim):
@@ -61,10 +68,7 @@ def test_element_tier_matches_central_differences(material, dim):
 @pytest.mark.parametrize("material", MATERIALS)
 def test_global_tier_matches_central_differences(material, dim):
     rng = np.random.default_rng(2)
-    X, T = small_mesh(dim)
-    J, vol = simkit.deformation_jacobian(X, T), simkit.volume(X, T)
-    mu, lam = material_params(len(T), rng)
-    x = deformed(X, rng)
+    X, T, J, vol, mu, lam, x = mesh_case(dim, rng)
     E = lambda y: en.elastic_energy_x(y.reshape(-1, dim), J, mu, lam, vol, material)
     g = en.elastic_gradient_x(x, J, mu, lam, vol, material)
     assert g.shape == (x.size, 1)
@@ -79,10 +83,7 @@ def test_global_tier_matches_central_differences(material, dim):
 @pytest.mark.parametrize("material", MATERIALS)
 def test_projected_hessian_is_symmetric_psd_and_exact_where_convex(material, dim):
     rng = np.random.default_rng(3)
-    X, T = small_mesh(dim)
-    J, vol = simkit.deformation_jacobian(X, T), simkit.volume(X, T)
-    mu, lam = material_params(len(T), rng)
-    x = deformed(X, rng, amount=0.12)
+    X, T, J, vol, mu, lam, x = mesh_case(dim, rng, amount=0.12)
     H = en.elastic_hessian_x(x, J, mu, lam, vol, material, psd=True).toarray()
     np.testing.assert_allclose(H, H.T, atol=ROUNDOFF * np.abs(H).max())
     assert np.linalg.eigvalsh(H).min() > -ROUNDOFF * np.abs(H).max()
@@ -95,11 +96,8 @@ def test_projected_hessian_is_symmetric_psd_and_exact_where_convex(material, dim
 @pytest.mark.parametrize("material", MATERIALS)
 def test_term_equals_the_x_tier(material, dim):
     rng = np.random.default_rng(4)
-    X, T = small_mesh(dim)
-    mu, lam = material_params(len(T), rng)
+    X, T, J, vol, mu, lam, x = mesh_case(dim, rng)
     term = simkit.terms.ElasticEnergy(X, T, mu, lam, material)
-    J, vol = simkit.deformation_jacobian(X, T), simkit.volume(X, T)
-    x = deformed(X, rng)
     xs = x.reshape(-1, 1)
     assert term.energy(xs) == pytest.approx(en.elastic_energy_x(x, J, mu, lam, vol, material), rel=1e-14)
     np.testing.assert_allclose(term.gradient(xs), en.elastic_gradient_x(x, J, mu, lam, vol, material), rtol=1e-14)
@@ -111,10 +109,7 @@ def test_term_equals_the_x_tier(material, dim):
 @pytest.mark.parametrize("material", ROTATION_INVARIANT)
 def test_rigid_motions_store_no_energy_and_make_no_force(material, dim):
     rng = np.random.default_rng(5)
-    X, T = small_mesh(dim)
-    J, vol = simkit.deformation_jacobian(X, T), simkit.volume(X, T)
-    mu, lam = material_params(len(T), rng)
-    x = deformed(X, rng)
+    X, T, J, vol, mu, lam, x = mesh_case(dim, rng)
     Q, shift = random_rotation(dim, rng), rng.standard_normal(dim)
     moved = x @ Q.T + shift
     E0 = en.elastic_energy_x(x, J, mu, lam, vol, material)

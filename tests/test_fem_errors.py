@@ -62,6 +62,7 @@ def test_unknown_material_lists_the_known_ones():
     (lambda X, J, vol: en.elastic_energy_x(X, J, np.ones(3), 1.0, vol, "fcr"), ValueError, "mu"),
     (lambda X, J, vol: en.elastic_energy_x(X, J, -1.0, 1.0, vol, "fcr"), ValueError, "mu"),
     (lambda X, J, vol: en.elastic_energy_x(X, J, 1.0, np.nan, vol, "fcr"), ValueError, "lam"),
+    (lambda X, J, vol: en.elastic_gradient_x(X, J, 1.0, 0.0, vol, "stable-neo-hookean"), ValueError, "lam"),
     (lambda X, J, vol: en.elastic_energy_x(X, J, 1.0, 1.0, vol[:-1], "fcr"), ValueError, "vol"),
     (lambda X, J, vol: en.elastic_gradient_x(X * np.nan, J, 1.0, 1.0, vol, "fcr"), ValueError, "X"),
     (lambda X, J, vol: en.elastic_hessian_x(X, J, 1.0, 1.0, vol, "fcr", psd=1), TypeError, "psd"),

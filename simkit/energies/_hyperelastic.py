@@ -33,13 +33,17 @@ class Material:
     eigenvalues(sigma, mu, lam) -> (A (d, d, t), flip (p, t), twist (p, t)) of the analytic
     eigensystem (``simkit._isotropic_eigensystem``), or None when the exact Hessian is already
     PSD (linear elasticity); dPdF None: built from the eigensystem. positive_det: only defined
-    for det F > 0 (+inf energy; gradient and Hessian raise).
+    for det F > 0 (+inf energy; gradient and Hessian raise). nonzero_lam: lam = 0 is an error.
+    Optional closed forms of the x-space element blocks: x_upper(F, mu, lam, G) -> upper entries
+    (u, t) of the exact Hessian (neo-Hookean), x_blocks(F, mu, G, psd, gram) -> (t, p, p) blocks
+    exact and projected (ARAP); mu and lam arrive multiplied by vol.
     """
 
-    def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True, x_upper=None):
+    def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True, x_upper=None,
+                 nonzero_lam=False, x_blocks=None):
         self.name, self.psi, self.P, self._dPdF = name, psi, P, dPdF
         self.eigenvalues, self.positive_det, self.uses_lam = eigenvalues, positive_det, uses_lam
-        self._x_upper = x_upper
+        self._x_upper, self.nonzero_lam, self._x_blocks = x_upper, nonzero_lam, x_blocks
 
     def check_domain(self, F, name):
         """ValueError naming the elements with det F <= 0 where the energy is undefined there."""
@@ -67,8 +71,12 @@ class Material:
         """Upper entries (u, t) of the exact ``vol L^T dP/dF L`` (G (d+1, d, t), component-major)."""
         return self._x_upper(F, mu * vol, lam * vol, G)
 
-    def x_blocks(self, F, mu, lam, vol, G, psd):
-        """Every element's x-space block ``vol L^T dP/dF L``: (t, (d+1)d, (d+1)d), for P1 elements (G (t, d+1, d))."""
+    def x_blocks(self, F, mu, lam, vol, G, psd, gram):
+        """Every element's x-space block ``vol L^T dP/dF L``: (t, (d+1)d, (d+1)d), for P1 elements (G (t, d+1, d)).
+
+        gram: the blocks ``L^T L = G G^T (x) I`` of the same elements (``Structure.gram``)."""
+        if self._x_blocks is not None:
+            return self._x_blocks(F, mu * vol, G, psd, gram)
         if self.eigenvalues is not None and (psd or self._dPdF is None):
             U, sigma, V = _isotropic_eigensystem.svd_rv(F)
             A, flip, twist = self.eigenvalues(sigma, mu, lam)
@@ -105,6 +113,9 @@ def parameters(mat, mu, lam, t):
     """mu >= 0 and lam (finite) per element as (t,) arrays; lam is zeros for a material without it."""
     mu = _validate.element_param(mu, "mu", t)
     lam = _validate.element_values(lam, "lam", t) if mat.uses_lam else np.zeros(t)
+    if mat.nonzero_lam and t and not np.all(lam != 0):
+        raise ValueError(f"lam: {mat.name} divides by lam (alpha = 1 + d mu / ((d + 1) lam)); expected non-zero "
+                         f"values, found {int(np.sum(lam == 0))} zero")
     return mu, lam
 
 
@@ -173,6 +184,14 @@ class Structure:
             self._Gc = np.ascontiguousarray(np.moveaxis(self.G, 0, -1))
         return self._Gc
 
+    def gram(self):
+        """``L_e^T L_e = (G G^T)_ab delta_ic`` of every element, (t, p, p) (cached: it depends on the rest mesh only)."""
+        if getattr(self, "_gram", None) is None:
+            t, q, d = self.G.shape
+            GG = self.G @ np.swapaxes(self.G, 1, 2)
+            self._gram = (GG[:, :, None, :, None] * np.eye(d)[None, None, :, None, :]).reshape(t, q * d, q * d)
+        return self._gram
+
     def buffer(self):
         """A reused (t, p, p) array for the element blocks (a fresh 40 MB array costs its page faults each call)."""
         if getattr(self, "_buffer", None) is None:
@@ -229,26 +248,28 @@ def isotropic_blocks(U, V, A, flip, twist, G):
     """Element blocks ``L^T H L`` (t, p, p) for H given by its analytic eigensystem.
 
     Element-major arrays: U, V, A (t, d, d), flip, twist (t, npairs), G (t, d+1, d). The
-    direction ``u_p v_r^T`` of F maps to the x-space vector ``Z[(a, i), (p, r)] = (G V)[a, r] U[i, p]``;
-    the columns of M are the scaling modes ``Z[:, (p, p)]`` and, per pair (i, j), ``f, w = Z[:, (i, j)]
-    +- Z[:, (j, i)]``, and ``B = M Lambda M^T`` with Lambda = A on the scaling modes and flip / 2,
-    twist / 2 on f and w: no d^2 x d^2 Hessian is formed.
+    direction ``u_p v_r^T`` of F maps to the x-space vector ``z_pr = vec((G V)[:, r] u_p^T)``
+    (over (a, i)). With M the scaling modes z_pp and, per pair (i, j), ``f, w = z_ij +- z_ji``,
+    ``B = M Lambda M^T``, Lambda = A on the scaling modes and flip / 2, twist / 2 on f and w:
+    no d^2 x d^2 Hessian is formed.
     """
     t, q, d = G.shape
     GV = G @ V
-    Z = (GV[:, :, None, None, :] * U[:, None, :, :, None]).reshape(t, q * d, d, d)    # Z[e, (a, i), p, r]
-    M = np.empty((t, q * d, d * d))
+    z = lambda p, r: GV[:, :, r, None] * U[:, None, :, p]          # noqa: E731  (t, q, d)
+    pairs = _isotropic_eigensystem.pairs(d)
+    M = np.empty((t, q, d, d + 2 * len(pairs)))
     for p in range(d):
-        M[:, :, p] = Z[:, :, p, p]
-    for n, (i, j) in enumerate(_isotropic_eigensystem.pairs(d)):
-        np.add(Z[:, :, i, j], Z[:, :, j, i], out=M[:, :, d + 2 * n])
-        np.subtract(Z[:, :, i, j], Z[:, :, j, i], out=M[:, :, d + 2 * n + 1])
-    Lam = np.zeros((t, d * d, d * d))
-    Lam[:, :d, :d] = A
-    k = np.arange(flip.shape[1])
-    Lam[:, d + 2 * k, d + 2 * k] = 0.5 * flip
-    Lam[:, d + 2 * k + 1, d + 2 * k + 1] = 0.5 * twist
-    return M @ Lam @ np.swapaxes(M, 1, 2)
+        M[..., p] = z(p, p)
+    for n, (i, j) in enumerate(pairs):
+        zij, zji = z(i, j), z(j, i)
+        np.add(zij, zji, out=M[..., d + 2 * n])
+        np.subtract(zij, zji, out=M[..., d + 2 * n + 1])
+    N = np.empty_like(M)
+    N[..., :d] = (M[..., :d].reshape(t, q * d, d) @ A).reshape(t, q, d, d)
+    for n in range(len(pairs)):
+        np.multiply(M[..., d + 2 * n], (0.5 * flip[:, n])[:, None, None], out=N[..., d + 2 * n])
+        np.multiply(M[..., d + 2 * n + 1], (0.5 * twist[:, n])[:, None, None], out=N[..., d + 2 * n + 1])
+    return N.reshape(t, q * d, -1) @ np.swapaxes(M.reshape(t, q * d, -1), 1, 2)
 
 
 @functools.lru_cache(maxsize=None)
@@ -294,7 +315,7 @@ def hessian(mat, struct, F, mu, lam, vol, psd):
     blocks = struct.buffer()
     for s in range(0, t, CHUNK):
         e = slice(s, s + CHUNK)
-        blocks[e] = mat.x_blocks(F[..., e], mu[e], lam[e], vol[e], struct.G[e], psd)
+        blocks[e] = mat.x_blocks(F[..., e], mu[e], lam[e], vol[e], struct.G[e], psd, struct.gram()[e])
     return struct.matrix(blocks)
 
 

@@ -60,7 +60,7 @@ def _eigenvalues(s, mu, lam):
     return A, beta - g * other, beta + g * other
 
 
-MATERIAL = _he.register(_he.Material("stable-neo-hookean", _psi, _P, _dPdF, _eigenvalues))
+MATERIAL = _he.register(_he.Material("stable-neo-hookean", _psi, _P, _dPdF, _eigenvalues, nonzero_lam=True))
 
 (stable_neo_hookean_energy_element_F, stable_neo_hookean_gradient_element_F, stable_neo_hookean_hessian_element_F,
  stable_neo_hookean_energy_x, stable_neo_hookean_gradient_x, stable_neo_hookean_hessian_x) = _he.public_tiers(

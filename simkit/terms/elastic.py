@@ -50,8 +50,7 @@ class ElasticEnergy:
         self.vol = volume(X, T)[:, 0]
         self.n, self.dim = np.shape(X)
         t = self.vol.size
-        self.mu = _validate.element_param(mu, "mu", t)
-        self.lam = _validate.element_values(lam, "lam", t) if self._material.uses_lam else np.zeros(t)
+        self.mu, self.lam = _he.parameters(self._material, mu, lam, t)
         self.material = material
         self.psd = _validate.boolean(psd, "psd")
         self._structure = _he.structure(self.J, self.dim)
