@@ -61,3 +61,5 @@ from course.viewer import (  # noqa: E402,F401
 
 # chapter-specific drawing modules (course/solids.py, course/contact_scenes.py, ...): one
 # re-export line each, below this comment
+from course.solids import (  # noqa: E402,F401
+    SOLID_FACE, TriangleArtists, animate_triangles_2d, plot_triangles_2d, triangle_limits)

@@ -1,0 +1,60 @@
+"""Checks every executed chapter shares: its printed text, its announced media, a clean committed notebook.
+
+A chapter's test reads the notebook the build executed (``_build/exec/<chapter>.ipynb``,
+made by the session fixture ``chapter_run``) through these helpers and asserts its own numbers.
+"""
+import json
+import re
+
+import imageio_ffmpeg
+import nbformat
+from PIL import Image
+
+from conftest import ROOT
+
+
+def executed(chapter):
+    """The executed notebook of `chapter` (``"016_elasticity"``)."""
+    return nbformat.read(ROOT / "_build" / "exec" / f"{chapter}.ipynb", as_version=4)
+
+
+def stream_text(nb):
+    """Everything the notebook's code cells printed, in order."""
+    return "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code"
+                   for out in cell.outputs if out.output_type == "stream")
+
+
+def announced(nb):
+    """Media names the code publishes: (figures of ``ch.figure(fig, "name")``, videos of ``ch.video(fig, anim, "name"``)."""
+    source = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    return re.findall(r'ch\.figure\(fig, "(\w+)"\)', source), re.findall(r'ch\.video\(fig, anim, "(\w+)"', source)
+
+
+def assert_media_decode(chapter, figures, videos):
+    """Every figure (in results/ and media/) opens as an image of a useful size; every video decodes
+    to its expected number of frames (`videos`: name -> frames)."""
+    prefix = chapter[:3]
+    for name in figures:
+        for path in (ROOT / "results" / chapter / f"{name}.png", ROOT / "media" / f"{prefix}_{name}.png"):
+            with Image.open(path) as image:
+                image.load()
+                assert image.size[0] > 400 and image.size[1] > 200, path
+    for name, frames in videos.items():
+        for path in (ROOT / "results" / chapter / f"{name}.mp4", ROOT / "media" / f"{prefix}_{name}.mp4"):
+            assert imageio_ffmpeg.count_frames_and_secs(str(path))[0] == frames, path
+
+
+def published(chapter, figures, videos):
+    """(the files media/ holds for the chapter, the files it should hold)."""
+    prefix = chapter[:3]
+    expected = {f"{prefix}_{name}.png" for name in figures} | {f"{prefix}_{name}.mp4" for name in videos}
+    return {p.name for p in (ROOT / "media").glob(f"{prefix}_*")}, expected
+
+
+def assert_committed_notebook_clean(chapter):
+    """The committed notebook has the python3 kernel and no outputs or execution counts."""
+    nb = json.loads((ROOT / "book" / f"{chapter}.ipynb").read_text())
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None
