@@ -5,8 +5,7 @@ element (an energy density, a volume change); ``animate_triangles_2d`` plays one
 meshes side by side on one clock, by blitting. Tetrahedral solids in 3D are drawn by their
 boundary triangles with ``utils.animate_meshes_3d`` and ``utils.mesh_viewer_html``.
 
-The look (``utils.style``, colours) comes from ``utils``; it is imported inside the functions,
-because ``utils`` re-exports this module at its end.
+The look (``style``, colours) comes from ``course.style``, like every drawing module's.
 """
 from typing import NamedTuple
 
@@ -18,14 +17,15 @@ from matplotlib.colors import Normalize, to_rgba
 from simkit import _validate
 from simkit.filesystem import BlitAnimation
 
+from ._public import public
+from .plots2d import setup_axes
+from .style import ANIM_Z, DENSITY, DPI, PIN_C, REST_C, SPRING_EDGE, style
+
 SOLID_FACE = "#8fb3de"
 """str : fill colour of a solid drawn in one colour (a light steel blue)."""
-SOLID_EDGE = "#33495f"
-"""str : colour of the element outlines (the springs' slate)."""
-REST_OUTLINE = "0.6"
-"""str : colour of a rest mesh drawn behind a deformed one."""
 
 
+@public
 class TriangleArtists(NamedTuple):
     """Artists drawn by ``plot_triangles_2d`` (None where not drawn)."""
 
@@ -57,13 +57,13 @@ def plot_triangles_2d(ax, X, T, pins=None, values=None, cmap="viridis", vmin=Non
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-        A 2D Axes (its limits are left alone: see ``utils.setup_axes``).
+        A 2D Axes (its limits are left alone: see ``setup_axes``).
     X : (n, 2) float array
         Node positions.
     T : (t, 3) int array
         Triangles.
     pins : (p,) int array, optional
-        Pinned nodes, drawn as ``utils.PIN_C`` squares.
+        Pinned nodes, drawn as ``PIN_C`` squares.
     values : (t,) float array, optional
         A value per triangle (an energy density, ``det F``); the single ``color`` when None.
     cmap : str, default "viridis"
@@ -83,20 +83,18 @@ def plot_triangles_2d(ax, X, T, pins=None, values=None, cmap="viridis", vmin=Non
     artists : TriangleArtists
         ``(faces, pins, rest)``; with ``values``, ``faces`` is a colour mappable (``fig.colorbar(faces)``).
     """
-    import utils
-
     X, T = _mesh(X, T)
     pins = _validate.index_vector(np.reshape(pins if pins is not None else [], -1), "pins", X.shape[0])
-    with utils.style():
+    with style():
         rest_art = None
         if rest is not None:
             R = _validate.positions(rest, "rest", dims=(2,))
             if R.shape != X.shape:
                 raise ValueError(f"rest: expected the shape of X {X.shape}, got {R.shape}")
-            rest_art = PolyCollection(R[T], facecolors="none", edgecolors=REST_OUTLINE, linewidths=0.5,
+            rest_art = PolyCollection(R[T], facecolors="none", edgecolors=REST_C, linewidths=0.5,
                                       linestyles="--", zorder=zorder - 0.5)
             ax.add_collection(rest_art)
-        faces = PolyCollection(X[T], edgecolors=SOLID_EDGE, linewidths=edge_lw, zorder=zorder)
+        faces = PolyCollection(X[T], edgecolors=SPRING_EDGE, linewidths=edge_lw, zorder=zorder)
         if values is None:
             faces.set_facecolor(to_rgba(color))
         else:
@@ -107,7 +105,7 @@ def plot_triangles_2d(ax, X, T, pins=None, values=None, cmap="viridis", vmin=Non
         ax.add_collection(faces)
         pin_art = None
         if pins.size:
-            pin_art = ax.scatter(X[pins, 0], X[pins, 1], s=pin_size, marker="s", color=utils.PIN_C,
+            pin_art = ax.scatter(X[pins, 0], X[pins, 1], s=pin_size, marker="s", color=PIN_C,
                                  edgecolors="white", linewidths=0.6, zorder=zorder + 1)
     return TriangleArtists(faces, pin_art, rest_art)
 
@@ -186,11 +184,9 @@ def animate_triangles_2d(panels, t, lims=None, figsize=None, suptitle=None, time
     Returns
     -------
     fig : matplotlib.figure.Figure
-        At ``utils.DENSITY * utils.DPI`` dots per inch.
+        At ``DENSITY * DPI`` dots per inch.
     anim : simkit.filesystem.BlitAnimation
     """
-    import utils
-
     data = _panels(panels)
     n_frames = data[0]["P"].shape[0]
     t = _validate.finite_array(t, "t").reshape(-1)
@@ -201,26 +197,26 @@ def animate_triangles_2d(panels, t, lims=None, figsize=None, suptitle=None, time
         lims = triangle_limits([P for d in data for P in d["P"]])
     ncols = len(data) if ncols is None else _validate.integer(ncols, "ncols", low=1)
     nrows = -(-len(data) // ncols)
-    with utils.style():
+    with style():
         fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (3.7 * ncols, 3.2 * nrows),
-                                 dpi=utils.DENSITY * utils.DPI, squeeze=False)
+                                 dpi=DENSITY * DPI, squeeze=False)
         axes = axes.ravel()
         moving = []
         for ax, d in zip(axes, data):
-            utils.setup_axes(ax, *lims, title=d["title"], xlabel=xlabel, ylabel=ylabel)
+            setup_axes(ax, *lims, title=d["title"], xlabel=xlabel, ylabel=ylabel)
             values = d["values"]
             lo = hi = None
             if values is not None:
                 lo = values.min() if d["vmin"] is None else d["vmin"]
                 hi = values.max() if d["vmax"] is None else d["vmax"]
                 hi = hi if hi > lo else lo + 1.0
-            art = plot_triangles_2d(ax, d["P"][0], d["T"], pins=d["pins"], edge_lw=edge_lw, zorder=utils.ANIM_Z,
+            art = plot_triangles_2d(ax, d["P"][0], d["T"], pins=d["pins"], edge_lw=edge_lw, zorder=ANIM_Z,
                                     values=None if values is None else values[0], cmap=d["cmap"], vmin=lo, vmax=hi)
             moving.append((art, d))
         for ax in axes[len(data):]:
             ax.remove()
         stamp = axes[0].text(0.03, 0.96, time_format.format(t[0]), transform=axes[0].transAxes, ha="left",
-                             va="top", fontsize=10, color="0.25", zorder=utils.ANIM_Z + 3)
+                             va="top", fontsize=10, color="0.25", zorder=ANIM_Z + 3)
         if suptitle is not None:
             fig.suptitle(suptitle)
         fig.tight_layout()
