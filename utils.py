@@ -2061,3 +2061,6 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
     html = pio.to_html(fig, include_plotlyjs=script_src, full_html=False, div_id=div_id, auto_play=False,
                        config=dict(displaylogo=False, responsive=True, modeBarButtonsToRemove=["toImage"]))
     return HTML(html)
+
+from course.contact_scenes import (BODY_COLORS, GROUND_C, GROUND_EDGE, block, draw_half_space,  # noqa: E402,F401
+                                   draw_segments, draw_slab, half_space_polygon)
