@@ -20,10 +20,12 @@ from .grid_sheet import grid_sheet
 from .hinge_quads import hinge_quads
 from .massmatrix import massmatrix
 from .psd_project import psd_project
+from . import ccd, terms
 
 __all__ = [
     "energies", "filesystem", "integrators", "solvers",
     "dihedral_angles", "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
     "edge_lengths", "edges", "gradient_cfd", "hessian_cfd", "gravity_force", "grid_sheet", "hinge_quads",
     "massmatrix", "psd_project",
+    "ccd", "terms",
 ]

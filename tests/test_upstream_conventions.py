@@ -44,6 +44,9 @@ DELIBERATE_DIFFERENCES = {
     "mass_springs_gradient_x": ("dim=",),
     "mass_springs_energy_z": ("kron(B, I_dim)",),
     "mass_springs_gradient_z": ("kron(B, I_dim)",),
+    "ipc_barrier_energy": ("+inf",),
+    "ipc_barrier_gradient": ("ValueError",),
+    "ipc_barrier_hessian": ("ValueError",),
     "mass_springs_energy_element_d": ("collapsed spring",),
     "mass_springs_gradient_element_d": ("collapsed spring",),
     "mass_springs_hessian_element_d": ("collapsed spring",),
@@ -349,6 +352,23 @@ def test_quadratic_convention():
     np.testing.assert_allclose(g, [[3.0], [9.0]], rtol=EXACT)
     Qs = sps.csr_matrix(Q)
     assert en.quadratic_hessian(Q) is Q and en.quadratic_hessian(Qs) is Qs   # Q itself, of its own type
+
+
+@pins("ipc_barrier_energy", "ipc_barrier_gradient", "ipc_barrier_hessian")
+def test_ipc_barrier_convention():
+    d, d_hat = np.array([0.5, 1.0, 2.0]), 1.0                            # (m,) in, (m, 1) out, as upstream
+    b = en.ipc_barrier_energy(d, d_hat)
+    assert b.shape == (3, 1)
+    np.testing.assert_allclose(b[:, 0], [0.25 * np.log(2.0), 0.0, 0.0], rtol=EXACT)   # -(d - d_hat)^2 ln(d/d_hat)
+    g = en.ipc_barrier_gradient(d.reshape(-1, 1), d_hat)
+    assert g.shape == (3, 1)
+    np.testing.assert_allclose(g[:, 0], [-np.log(2.0) - 0.5, 0.0, 0.0], rtol=EXACT)
+    H = en.ipc_barrier_hessian(d, d_hat)
+    assert H.shape == (3, 1)
+    np.testing.assert_allclose(H[:, 0], [2 * np.log(2.0) + 4.0 + 1.0, 0.0, 0.0], rtol=EXACT)
+    assert en.ipc_barrier_energy(np.array([0.0, -1.0]), d_hat)[:, 0].tolist() == [np.inf, np.inf]
+    with pytest.raises(ValueError, match="d <= 0"):
+        en.ipc_barrier_gradient(np.array([-1.0]), d_hat)
 
 
 @pins("velocity_be", "be_target")

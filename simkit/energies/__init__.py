@@ -9,6 +9,8 @@ from .mass_springs import (mass_springs_energy_element_d, mass_springs_energy_x,
                            mass_springs_gradient_element_d, mass_springs_gradient_x, mass_springs_gradient_z,
                            mass_springs_hessian_element_d, mass_springs_hessian_x, mass_springs_hessian_z)
 from .quadratic import quadratic_energy, quadratic_gradient, quadratic_hessian
+from .ipc_barrier import ipc_barrier_energy, ipc_barrier_gradient, ipc_barrier_hessian
+from .contact_barrier import half_space_barrier_energy, half_space_barrier_gradient, half_space_barrier_hessian
 
 __all__ = [
     "bending_energy_element_theta", "bending_gradient_element_theta", "bending_hessian_element_theta",
@@ -21,4 +23,6 @@ __all__ = [
     "mass_springs_energy_z", "mass_springs_gradient_z", "mass_springs_hessian_z",
     "mass_springs_energy_x", "mass_springs_gradient_x", "mass_springs_hessian_x",
     "quadratic_energy", "quadratic_gradient", "quadratic_hessian",
+    "ipc_barrier_energy", "ipc_barrier_gradient", "ipc_barrier_hessian",
+    "half_space_barrier_energy", "half_space_barrier_gradient", "half_space_barrier_hessian",
 ]

@@ -3,12 +3,13 @@ r"""Backward (implicit) Euler step as an energy minimization.
 ``x_{n+1} = argmin_x 1/(2 h^2) ||x - x_tilde||_M^2 + Phi(x)``, ``x_tilde = 2 x_n - x_{n-1}``,
 whose optimality condition ``M (x_{n+1} - x_tilde) = -h^2 grad Phi(x_{n+1})`` is the scheme.
 """
+from .. import _validate
 from ..energies.kinetic import be_target
 from ._implicit import implicit_step
 
 
 def backward_euler(x_curr, x_prev, energy_func, gradient_func, hessian_func, M, h, tolerance=1e-6, max_iter=1,
-                   do_line_search=True, return_info=False):
+                   do_line_search=True, return_info=False, *, max_step=None, step_norm=None):
     r"""One Backward-Euler step, solved with Newton from the inertial target.
 
     :math:`x_{n+1} = \operatorname{argmin}_x \tfrac{1}{2h^2} \lVert x - \tilde{x} \rVert_M^2 + \Phi(x)`, :math:`\tilde{x} = 2 x_n - x_{n-1}`
@@ -25,6 +26,11 @@ def backward_euler(x_curr, x_prev, energy_func, gradient_func, hessian_func, M, 
         Time step, > 0 (with h**2 a normal float).
     tolerance, max_iter, do_line_search, return_info
         Passed to ``newton_solver`` (same defaults).
+    max_step, step_norm : callables, optional, keyword-only
+        Passed to ``newton_solver``: the line-search filter ``max_step(x, dx)`` (e.g. a contact
+        term's CCD) and the stopping measure ``step_norm(dx)``. With a filter Newton starts from
+        the farthest point from x_curr towards x_tilde that the filter allows (x_tilde may
+        interpenetrate), so x_curr must be free of interpenetration.
 
     Returns
     -------
@@ -38,6 +44,8 @@ def backward_euler(x_curr, x_prev, energy_func, gradient_func, hessian_func, M, 
     FloatingPointError
         The step produced a non-finite state.
     """
-    return implicit_step("backward_euler", {"x_curr": x_curr, "x_prev": x_prev}, be_target, 1.0,
-                         {"energy_func": energy_func, "gradient_func": gradient_func, "hessian_func": hessian_func},
-                         M, h, (tolerance, max_iter, do_line_search, return_info))
+    x_curr = _validate.stacked(x_curr, "x_curr")
+    x_prev = _validate.stacked(x_prev, "x_prev", size=x_curr.shape[0])
+    return implicit_step(backward_euler, be_target, 1.0, (x_curr, x_prev), energy_func, gradient_func, hessian_func,
+                         M, h, tolerance=tolerance, max_iter=max_iter, do_line_search=do_line_search,
+                         return_info=return_info, max_step=max_step, step_norm=step_norm)

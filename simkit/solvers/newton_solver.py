@@ -4,6 +4,8 @@ Each iteration solves ``H dx = -g`` and moves ``x <- x + alpha dx`` where alpha 
 and is halved until the sufficient-decrease (Armijo) condition
 ``E(x + alpha dx) <= E(x) + c alpha g^T dx`` holds, with ``c = 0.01``. It stops after
 `max_iter` iterations or as soon as the step ``||alpha dx||`` is below `tolerance`.
+Optionally a filter ``max_step(x, dx)`` caps alpha before backtracking (Li et al. 2020's
+filtered line search for contact) and ``step_norm(dx)`` replaces the stopping measure.
 
 Every value the three callables return is checked: a non-scalar or NaN energy, a gradient
 of the wrong shape or with NaN/inf, a Hessian of the wrong shape or with NaN/inf raise an
@@ -70,14 +72,13 @@ class Objective:
         return H + self.extra[2] if self.extra else H
 
 
-def _armijo(objective, x, g, dx):
-    """Largest alpha in 1, 1/2, 1/4, ... with sufficient decrease; 0 if none within MAX_HALVINGS."""
+def _armijo(objective, x, g, dx, alpha=1.0):
+    """Largest alpha in a0, a0/2, a0/4, ... (a0 = `alpha`) with sufficient decrease; 0 if none within MAX_HALVINGS."""
     e0 = objective.energy(x)
     if not math.isfinite(e0):
         raise ValueError(f"energy_func: returned {e0} at the current iterate ({objective._where()}); "
                          "expected a finite energy")
     slope = (g.T @ dx).item()
-    alpha = 1.0
     for _ in range(MAX_HALVINGS):
         if objective.energy(x + alpha * dx) <= e0 + ARMIJO_CONSTANT * alpha * slope:
             return alpha
@@ -85,7 +86,20 @@ def _armijo(objective, x, g, dx):
     return 0.0
 
 
-def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info):
+def filtered_step(max_step, x, dx, where):
+    """The step fraction the line-search filter allows, checked to lie in (0, 1]."""
+    alpha = _validate.returned_scalar(max_step(x, dx), "max_step", where)
+    if not 0.0 < alpha <= 1.0:
+        raise ValueError(f"max_step: expected the callable to return a step fraction in (0, 1] at {where}, "
+                         f"got {alpha}")
+    return alpha
+
+
+def _measure(step_norm, dx, where):
+    return _validate.returned_scalar(step_norm(dx), "step_norm", where)
+
+
+def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info, max_step=None, step_norm=None):
     """Newton iterations on a validated (N, 1) start and an ``Objective``; see ``newton_solver``."""
     x = x0.copy()
     info = {"iterations": 0, "converged": False, "step_norms": [], "alphas": [], "line_search_failed": False,
@@ -96,7 +110,9 @@ def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info):
         dx = _solve(objective.hessian(x), -g)
         if do_line_search and (g.T @ dx).item() >= 0.0:
             dx = -g
-        alpha = _armijo(objective, x, g, dx) if do_line_search else 1.0
+        alpha = 1.0 if max_step is None else filtered_step(max_step, x, dx, objective._where())
+        if do_line_search:
+            alpha = _armijo(objective, x, g, dx, alpha)
         with np.errstate(over="ignore", invalid="ignore"):
             step = alpha * dx
             x = x + step
@@ -112,7 +128,8 @@ def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info):
         if return_info:
             info["g"].append(g)
             info["dx"].append(dx)
-        if norm < tolerance:
+        measure = norm if step_norm is None else _measure(step_norm, dx, objective._where())
+        if measure < tolerance:
             info["converged"] = alpha > 0.0
             break
     return x, info
@@ -124,8 +141,14 @@ def check_options(tolerance, max_iter, do_line_search, return_info):
             _validate.boolean(do_line_search, "do_line_search"), _validate.boolean(return_info, "return_info"))
 
 
+def check_filters(max_step, step_norm):
+    """TypeError unless each of max_step and step_norm is None or callable."""
+    _validate.callables(**{name: f for name, f in (("max_step", max_step), ("step_norm", step_norm))
+                           if f is not None})
+
+
 def newton_solver(x0, energy_func, gradient_func, hessian_func, tolerance=1e-6, max_iter=1, do_line_search=True,
-                  return_info=False):
+                  return_info=False, *, max_step=None, step_norm=None):
     r"""Minimize an energy with Newton's method from x0.
 
     :math:`x_{k+1} = x_k - \alpha_k H(x_k)^{-1} \nabla E(x_k)`, :math:`\alpha_k` the first of
@@ -157,6 +180,16 @@ def newton_solver(x0, energy_func, gradient_func, hessian_func, tolerance=1e-6, 
         ``iters`` (index of the last iteration, from 0); and ``iterations`` (count),
         ``converged``, ``step_norms``, ``line_search_failed`` (no alpha >= 2^-60 decreased the
         energy; x is then left in place).
+    max_step : callable, optional, keyword-only
+        The line-search filter ``max_step(x, dx) -> float`` in (0, 1]: the largest safe fraction
+        of the step dx from x (continuous collision detection times a safety factor, e.g. a
+        contact term's ``max_step``). Backtracking starts from it instead of 1 (without the line
+        search the step is that fraction), so no iterate leaves the region it keeps x in.
+    step_norm : callable, optional, keyword-only
+        ``step_norm(dx) -> float``: when given, stop when it is below `tolerance` for the Newton
+        direction dx (before the line search scales it) instead of ``||alpha dx||``. With a
+        filter a short step is not convergence: IPC stops on ``||dx||_inf / h``, i.e.
+        ``step_norm=lambda dx: abs(dx).max() / h``.
 
     Returns
     -------
@@ -178,9 +211,11 @@ def newton_solver(x0, energy_func, gradient_func, hessian_func, tolerance=1e-6, 
     A singular Hessian raises ``numpy.linalg.LinAlgError``.
     """
     _validate.callables(energy_func=energy_func, gradient_func=gradient_func, hessian_func=hessian_func)
+    check_filters(max_step, step_norm)
     shape = np.shape(x0)
     x = _validate.stacked(x0, "x0")
     options = check_options(tolerance, max_iter, do_line_search, return_info)
-    x, info = minimize(x, Objective(energy_func, gradient_func, hessian_func, x.shape[0]), *options)
+    x, info = minimize(x, Objective(energy_func, gradient_func, hessian_func, x.shape[0]), *options,
+                       max_step=max_step, step_norm=step_norm)
     x = x.reshape(shape)
     return (x, info) if return_info else x
