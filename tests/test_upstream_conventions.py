@@ -371,6 +371,19 @@ def test_ipc_barrier_convention():
         en.ipc_barrier_gradient(np.array([-1.0]), d_hat)
 
 
+@pins("stick_slip_friction_interpolant", "stick_slip_friction_interpolant_gradient",
+      "stick_slip_friction_interpolant_hessian")
+def test_stick_slip_friction_interpolant_convention():
+    y, eps_v, h = np.array([[0.5], [2.0]]), 1.0, 1.0                     # threshold h eps_v = 1; (m, 1) out
+    f0 = en.stick_slip_friction_interpolant(y, eps_v, h)
+    assert f0.shape == (2, 1)
+    np.testing.assert_allclose(f0[:, 0], [-0.125 / 3 + 0.25 + 1 / 3, 2.0], rtol=EXACT)
+    np.testing.assert_allclose(en.stick_slip_friction_interpolant_gradient(y, eps_v, h)[:, 0], [0.75, 1.0],
+                               rtol=EXACT)
+    np.testing.assert_allclose(en.stick_slip_friction_interpolant_hessian(y, eps_v, h)[:, 0], [1.0, 0.0],
+                               rtol=EXACT, atol=EXACT)
+
+
 @pins("velocity_be", "be_target")
 def test_backward_euler_history_convention():
     x_curr, x_prev = np.array([[1.0]]), np.array([[0.5]])

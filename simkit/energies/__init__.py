@@ -10,7 +10,11 @@ from .mass_springs import (mass_springs_energy_element_d, mass_springs_energy_x,
                            mass_springs_hessian_element_d, mass_springs_hessian_x, mass_springs_hessian_z)
 from .quadratic import quadratic_energy, quadratic_gradient, quadratic_hessian
 from .ipc_barrier import ipc_barrier_energy, ipc_barrier_gradient, ipc_barrier_hessian
-from .contact_barrier import half_space_barrier_energy, half_space_barrier_gradient, half_space_barrier_hessian
+from .contact_barrier import (half_space_barrier_energy, half_space_barrier_gradient, half_space_barrier_hessian,
+                              half_space_friction_frame)
+from .friction import (friction_energy, friction_frame, friction_gradient, friction_hessian,
+                       stick_slip_friction_interpolant, stick_slip_friction_interpolant_gradient,
+                       stick_slip_friction_interpolant_hessian)
 
 __all__ = [
     "bending_energy_element_theta", "bending_gradient_element_theta", "bending_hessian_element_theta",
@@ -25,4 +29,7 @@ __all__ = [
     "quadratic_energy", "quadratic_gradient", "quadratic_hessian",
     "ipc_barrier_energy", "ipc_barrier_gradient", "ipc_barrier_hessian",
     "half_space_barrier_energy", "half_space_barrier_gradient", "half_space_barrier_hessian",
+    "half_space_friction_frame", "friction_frame", "friction_energy", "friction_gradient", "friction_hessian",
+    "stick_slip_friction_interpolant", "stick_slip_friction_interpolant_gradient",
+    "stick_slip_friction_interpolant_hessian",
 ]

@@ -22,6 +22,7 @@ x is given as (n, dim) positions or a stacked (n*dim, 1) column with ``dim=``; g
 import numpy as np
 
 from .. import _assembly, _validate
+from .friction import FrictionFrame, tangent_basis
 from .ipc_barrier import _b, _d2b, _db
 
 NORMAL_TOLERANCE = 1e-9
@@ -106,6 +107,38 @@ def hessian_blocks(X, P, N, d_hat, kappa, w, vertices):
 def hessian_kernel(X, P, N, d_hat, kappa, w, vertices):
     pattern = _assembly.element_pattern(vertices[:, None], X.shape[1], X.size)
     return pattern.matrix(hessian_blocks(X, P, N, d_hat, kappa, w, vertices))
+
+
+def friction_frame_kernel(X, P, N, d_hat, kappa, w, vertices):
+    """The lagged ``FrictionFrame`` of positions X: every active vertex-half-space pair (d < d_hat).
+
+    Normal force ``lambda_ij = -kappa w_i b'(d_ij)``, tangents of ``n_j``, coefficient 1.
+    """
+    D = distances(X, P, N, vertices)
+    require_free(D, vertices)
+    rows, cols = np.nonzero(D < d_hat)
+    force = -kappa * w[rows] * _db(D[rows, cols], d_hat)
+    return FrictionFrame(vertices[rows][:, None], np.ones((rows.size, 1)), tangent_basis(N)[cols], force, X.copy())
+
+
+def half_space_friction_frame(x_start, points, normals, d_hat, kappa, weight=1.0, *, dim=None, vertices=None):
+    r"""The lagged friction frame of vertices against half-spaces at the start of a step.
+
+    :math:`\lambda_{ij} = -\kappa w_i b'(d_{ij})` for every pair with :math:`d_{ij} < \hat d`, :math:`T_j \perp n_j`
+
+    Parameters
+    ----------
+    x_start : (n, dim) float array, or (n*dim, 1) with `dim`
+        Positions at the start of the step (x_n).
+    points, normals, d_hat, kappa, weight, dim, vertices
+        As ``half_space_barrier_energy``.
+
+    Returns
+    -------
+    frame : FrictionFrame
+        For ``friction_energy`` and its derivatives.
+    """
+    return friction_frame_kernel(*half_space_args(x_start, points, normals, d_hat, kappa, weight, dim, vertices))
 
 
 def half_space_barrier_energy(x, points, normals, d_hat, kappa, weight=1.0, *, dim=None, vertices=None):

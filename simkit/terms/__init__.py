@@ -1,4 +1,4 @@
 """Energy terms: objects with ``energy(x)``, ``gradient(x)`` and ``hessian(x)`` of stacked x."""
-from .contact import HalfSpaceContact
+from .contact import Friction, HalfSpaceContact
 
-__all__ = ["HalfSpaceContact"]
+__all__ = ["HalfSpaceContact", "Friction"]

@@ -10,9 +10,9 @@ vertices, from the gradient, the Hessian and ``max_step``; its energy is ``+inf`
 """
 import numpy as np
 
-from .. import _validate, ccd
-from .._assembly import element_pattern
+from .. import _assembly, _validate, ccd
 from ..energies import contact_barrier as cb
+from ..energies import friction as fr
 
 
 class HalfSpaceContact:
@@ -49,7 +49,7 @@ class HalfSpaceContact:
         self.d_hat, self.kappa, self.weight, self.vertices = cb.contact_parameters(d_hat, kappa, weight, self.n,
                                                                                    vertices)
         self.safety = ccd.check_safety(safety)
-        self._pattern = element_pattern(self.vertices[:, None], self.dim, self.n * self.dim)
+        self._pattern = _assembly.element_pattern(self.vertices[:, None], self.dim, self.n * self.dim)
 
     def _args(self, x):
         return (np.reshape(x, (self.n, self.dim)), self.points, self.normals, self.d_hat, self.kappa, self.weight,
@@ -76,3 +76,62 @@ class HalfSpaceContact:
         X = np.reshape(x, (self.n, self.dim))
         t = ccd.half_space_impact_kernel(X, np.reshape(dx, X.shape), self.points, self.normals, self.vertices)
         return ccd.step_fraction(t, self.safety)
+
+    def friction_frame(self, x_start):
+        """The lagged ``FrictionFrame`` (normal forces, tangents) of the contacts active at x_start."""
+        return cb.friction_frame_kernel(*self._args(x_start))
+
+
+class Friction:
+    r"""IPC's smoothed Coulomb friction of a contact term, lagged at the start of each step.
+
+    :math:`D(x) = \sum_k \mu \lambda_k f_0(\lVert u_k \rVert)`, :math:`u_k = T_k^\top \sum_a c_{ka} (x_a - x_a^n)`, :math:`f_0` = ``stick_slip_friction_interpolant``
+
+    Call ``update(x_n)`` at the start of every step: it freezes the normal forces
+    :math:`\lambda_k`, tangent bases :math:`T_k` and coefficients of the contacts active at
+    :math:`x_n` (one update per step; calling it again with a step's solution and re-solving
+    iterates the lagging towards fully implicit friction).
+
+    Parameters
+    ----------
+    contact : HalfSpaceContact or SegmentContact
+        The contact term whose contacts carry friction.
+    mu : float
+        Friction coefficient, >= 0.
+    epsilon_v : float
+        Smoothing speed, > 0: a "sticking" contact creeps below it.
+    h : float
+        Time step, > 0 (the step's displacement threshold is ``epsilon_v h``).
+    """
+
+    def __init__(self, contact, mu, epsilon_v, h):
+        if not hasattr(contact, "friction_frame"):
+            raise TypeError(f"contact: expected a contact term with friction_frame(x_start), got "
+                            f"{type(contact).__name__}")
+        self.contact = contact
+        self.mu = fr.friction_coefficient(mu)
+        self.threshold = fr.threshold(epsilon_v, h)
+        self.frame = None
+
+    def update(self, x_start):
+        """Lag the normal forces and tangent bases from x_start (x_n, the start of the step)."""
+        self.frame = self.contact.friction_frame(x_start)
+        self._pattern = _assembly.dof_pattern(self.frame.dofs, self.frame.x_start.size)
+        return self
+
+    def _args(self, x):
+        if self.frame is None:
+            raise RuntimeError("Friction: call update(x_n) at the start of the step before evaluating it")
+        return np.reshape(x, self.frame.x_start.shape), self.frame, self.mu, self.threshold
+
+    def energy(self, x):
+        """The friction potential of the step to x."""
+        return fr.energy_kernel(*self._args(x))
+
+    def gradient(self, x):
+        """(N, 1) gradient; minus it is the friction force."""
+        return fr.gradient_kernel(*self._args(x))
+
+    def hessian(self, x):
+        """(N, N) CSC Hessian, exact and positive semi-definite."""
+        return self._pattern.matrix(fr.hessian_blocks(*self._args(x)))
