@@ -2062,5 +2062,4 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
                        config=dict(displaylogo=False, responsive=True, modeBarButtonsToRemove=["toImage"]))
     return HTML(html)
 
-from course.contact_scenes import (BODY_COLORS, GROUND_C, GROUND_EDGE, block, draw_half_space,  # noqa: E402,F401
-                                   draw_segments, draw_slab, half_space_polygon)
+from course.contact_scenes import block, draw_half_space, draw_segments, draw_slab, half_space_polygon  # noqa: E402,F401

@@ -8,6 +8,7 @@ so they can be added to the scene Axes of an ``animate_*`` figure before it is s
 chapter's mass-spring bodies.
 """
 import numpy as np
+from matplotlib.colors import to_rgba
 from matplotlib.patches import Polygon, Rectangle
 
 from simkit import _validate
@@ -95,8 +96,9 @@ def draw_half_space(ax, point, normal, label=None, color=GROUND_C, edge=GROUND_E
     poly = half_space_polygon(p, n, ax.get_xlim(), ax.get_ylim())
     if not len(poly):
         return None
-    patch = ax.add_patch(Polygon(poly, closed=True, facecolor=color, edgecolor="none", alpha=0.55,
-                                 hatch="//", zorder=OBSTACLE_Z))
+    # the hatch is drawn in the edge colour: a faint one, and no outline
+    patch = ax.add_patch(Polygon(poly, closed=True, facecolor=to_rgba(color, 0.55), edgecolor=to_rgba(edge, 0.3),
+                                 lw=0.0, hatch="//", zorder=OBSTACLE_Z))
     on_surface = np.abs((poly - p) @ n) < 1e-9 * max(1.0, np.abs(poly).max())
     ends = poly[on_surface]
     if len(ends) >= 2:
@@ -129,8 +131,8 @@ def draw_slab(ax, y_top, thickness, xlim, label=None, color=GROUND_C, edge=GROUN
     y_top = _validate.real_scalar(y_top, "y_top")
     thickness = _validate.positive_scalar(thickness, "thickness")
     x0, x1 = np.sort(_validate.finite_array(xlim, "xlim").reshape(-1)[:2])
-    return ax.add_patch(Rectangle((x0, y_top - thickness), x1 - x0, thickness, facecolor=color, edgecolor=edge,
-                                  lw=1.2, alpha=0.8, hatch="//", label=label, zorder=OBSTACLE_Z))
+    return ax.add_patch(Rectangle((x0, y_top - thickness), x1 - x0, thickness, facecolor=to_rgba(color, 0.8),
+                                  edgecolor=to_rgba(edge, 0.5), lw=0.8, hatch="//", label=label, zorder=OBSTACLE_Z))
 
 
 def draw_segments(ax, X, S, color=GROUND_EDGE, lw=3.0, label=None):
