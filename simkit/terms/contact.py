@@ -13,6 +13,7 @@ import numpy as np
 from .. import _assembly, _validate, ccd
 from ..energies import contact_barrier as cb
 from ..energies import friction as fr
+from ..energies import segment_barrier as sb
 
 
 class HalfSpaceContact:
@@ -82,6 +83,74 @@ class HalfSpaceContact:
         return cb.friction_frame_kernel(*self._args(x_start))
 
 
+class SegmentContact:
+    r"""Barrier contact of vertices against boundary segments of other bodies, 2D.
+
+    :math:`E(x) = \kappa \sum_{(p, a, b)} w_p\, b\big(d(p, [a, b])\big)`, :math:`d` the point-segment distance (three regions)
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes (positions are (n, 2), stacked as (2n, 1)).
+    segments : (m, 2) int array
+        Boundary segments (node indices).
+    d_hat : float
+        Activation distance, > 0.
+    kappa : float
+        Barrier stiffness, > 0.
+    weight : float or (n,) float array, optional
+        Per-vertex weight > 0 (lumped boundary length or mass; default 1).
+    vertices : (nv,) int array, optional, keyword-only
+        The vertices that can touch (default every node of a segment).
+    bodies : (n,) int array, optional, keyword-only
+        Body label per node: a vertex meets only other bodies' segments.
+    psd : bool, optional, keyword-only
+        Project each contact's Hessian block (default True).
+    safety : float, optional, keyword-only
+        Fraction in (0, 1) of the time of impact that ``max_step`` allows (default 0.9).
+    """
+
+    def __init__(self, n, segments, d_hat, kappa, weight=1.0, *, vertices=None, bodies=None, psd=True,
+                 safety=ccd.SAFETY):
+        self.n = _validate.integer(n, "n", low=1)
+        self.pairs = sb.segment_pairs(segments, self.n, vertices, bodies)
+        self.d_hat, self.kappa, w, _ = cb.contact_parameters(d_hat, kappa, weight, self.n, None)
+        self.weight = w[self.pairs[:, 0]]
+        self.psd = _validate.boolean(psd, "psd")
+        self.safety = ccd.check_safety(safety)
+
+    def _X(self, x):
+        return np.reshape(x, (self.n, 2))
+
+    def distances(self, x):
+        """(k,) distance of each candidate vertex-segment pair (``self.pairs``)."""
+        return sb.distances(self._X(x), self.pairs)
+
+    def energy(self, x):
+        """Barrier energy (``+inf`` if a vertex touches a segment)."""
+        return sb.energy_kernel(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
+
+    def gradient(self, x):
+        """(2n, 1) gradient; minus it is the contact force."""
+        return sb.gradient_kernel(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
+
+    def hessian(self, x):
+        """(2n, 2n) CSC Hessian (each contact block projected when ``psd``)."""
+        return sb.hessian_kernel(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight, self.psd)
+
+    def max_step(self, x, dx):
+        """Largest fraction in (0, 1] of the step dx from x keeping every vertex off every segment, times safety."""
+        X = self._X(x)
+        dX = np.reshape(dx, X.shape)
+        sb.require_free(sb.PairGeometry(X, self.pairs).f, self.pairs)
+        t = ccd.segment_impact_kernel(X, dX, self.pairs)
+        return ccd.filtered_fraction(t, self.safety, X, dX, self.pairs)
+
+    def friction_frame(self, x_start):
+        """The lagged ``FrictionFrame`` of the contacts active at x_start."""
+        return sb.friction_frame_kernel(self._X(x_start), self.pairs, self.d_hat, self.kappa, self.weight)
+
+
 class Friction:
     r"""IPC's smoothed Coulomb friction of a contact term, lagged at the start of each step.
 
@@ -135,3 +204,23 @@ class Friction:
     def hessian(self, x):
         """(N, N) CSC Hessian, exact and positive semi-definite."""
         return self._pattern.matrix(fr.hessian_blocks(*self._args(x)))
+
+
+def min_step(*terms):
+    """One line-search filter for several contact terms: ``max_step(x, dx) = min`` of theirs.
+
+    Parameters
+    ----------
+    *terms : objects with ``max_step(x, dx) -> float``
+        E.g. a ``HalfSpaceContact`` ground and a ``SegmentContact`` between bodies.
+
+    Returns
+    -------
+    max_step : callable
+        ``max_step(x, dx) -> float`` in (0, 1], for ``newton_solver``/``backward_euler``.
+    """
+    for i, term in enumerate(terms):
+        if not callable(getattr(term, "max_step", None)):
+            raise TypeError(f"terms[{i}]: expected a contact term with max_step(x, dx), got {type(term).__name__}")
+    filters = [term.max_step for term in terms]
+    return lambda x, dx: min(f(x, dx) for f in filters)
