@@ -26,14 +26,14 @@ import numpy as np
 
 from . import _validate
 from .energies import segment_barrier as sb
-from .energies.contact_barrier import distances, half_space_args, require_free
+from .energies.contact_barrier import _distances, _half_space_args, _require_free
 
 SAFETY = 0.9
 ROOT_TOLERANCE = 1e-9     # relative slack on t and s when accepting a root (errs towards a hit)
 MAX_HALVINGS = 60
 
 
-def check_safety(safety):
+def _check_safety(safety):
     safety = _validate.real_scalar(safety, "safety")
     if not 0 < safety < 1:
         raise ValueError(f"safety: expected a factor in (0, 1), got {safety}")
@@ -47,10 +47,10 @@ def _step(dx, X):
     return dX
 
 
-def half_space_impact_kernel(X, dX, P, N, vertices):
+def _half_space_impact(X, dX, P, N, vertices):
     """Time of impact (float, inf if none) of vertices moving X -> X + t dX against half-spaces."""
-    D = distances(X, P, N, vertices)
-    require_free(D, vertices)
+    D = _distances(X, P, N, vertices)
+    _require_free(D, vertices)
     rate = dX[vertices] @ N.T
     approaching = rate < 0
     if not approaching.any():
@@ -59,7 +59,7 @@ def half_space_impact_kernel(X, dX, P, N, vertices):
         return float(np.min(D[approaching] / -rate[approaching]))
 
 
-def step_fraction(t_impact, safety):
+def _step_fraction(t_impact, safety):
     """``min(1, safety * t_impact)``."""
     return min(1.0, safety * t_impact)
 
@@ -94,10 +94,10 @@ def half_space_max_step(x, dx, points, normals, *, dim=None, vertices=None, safe
     ValueError
         A listed vertex of x is already on or behind a boundary (the message names them).
     """
-    X, P, N, _, _, _, vertices = half_space_args(x, points, normals, 1.0, 1.0, 1.0, dim, vertices)
+    X, P, N, _, _, _, vertices = _half_space_args(x, points, normals, 1.0, 1.0, 1.0, dim, vertices)
     dX = _step(dx, X)
-    safety = check_safety(safety)
-    return step_fraction(half_space_impact_kernel(X, dX, P, N, vertices), safety)
+    safety = _check_safety(safety)
+    return _step_fraction(_half_space_impact(X, dX, P, N, vertices), safety)
 
 
 def _quadratic_roots(c0, c1, c2):
@@ -123,16 +123,29 @@ def _point_hit_times(v0, dv):
     return np.where(hit, np.clip(t, 0.0, 1.0), np.inf)
 
 
-def segment_impact_kernel(X, dX, pairs):
+def _reachable_pairs(X, dX, pairs):
+    """The pairs that may touch within the step: distance <= |dq| + |de| (d is 1-Lipschitz in p and the segment).
+
+    Raises ValueError (naming the vertices) if a vertex already touches a segment.
+    """
+    f = sb._PairGeometry(X, pairs).f
+    sb._require_free(f, pairs)
+    dq = dX[pairs[:, 0]] - dX[pairs[:, 1]]
+    de = dX[pairs[:, 2]] - dX[pairs[:, 1]]
+    reach = np.sqrt(np.einsum("ij,ij->i", dq, dq)) + np.sqrt(np.einsum("ij,ij->i", de, de))
+    return pairs[f <= reach * reach * (1 + 1e-9)]
+
+
+def _segment_impact(X, dX, pairs):
     """First time of impact (float, inf if none) in [0, 1] of vertex-segment pairs moving X -> X + t dX."""
     if not pairs.size:
         return np.inf
     p, a, b = (X[pairs[:, i]] for i in range(3))
     dp, da, db = (dX[pairs[:, i]] for i in range(3))
     q0, e0, dq, de = p - a, b - a, dp - da, db - da
-    c0 = sb.cross(e0, q0)
-    c1 = sb.cross(e0, dq) + sb.cross(de, q0)
-    c2 = sb.cross(de, dq)
+    c0 = sb._cross(e0, q0)
+    c1 = sb._cross(e0, dq) + sb._cross(de, q0)
+    c2 = sb._cross(de, dq)
     roots = _quadratic_roots(c0, c1, c2)
     in_range = (roots >= -ROOT_TOLERANCE) & (roots <= 1 + ROOT_TOLERANCE)
     t = np.where(in_range, np.clip(roots, 0.0, 1.0), 0.0)
@@ -153,11 +166,11 @@ def segment_impact_kernel(X, dX, pairs):
     return float(first.min())
 
 
-def filtered_fraction(t_impact, safety, X, dX, pairs):
+def _filtered_fraction(t_impact, safety, X, dX, pairs):
     """``min(1, safety t*)``, halved while some vertex-segment distance at it is not positive."""
-    alpha = step_fraction(t_impact, safety)
+    alpha = _step_fraction(t_impact, safety)
     for _ in range(MAX_HALVINGS):
-        if not pairs.size or np.minimum.reduce(sb.PairGeometry(X + alpha * dX, pairs).f) > 0:
+        if not pairs.size or np.minimum.reduce(sb._PairGeometry(X + alpha * dX, pairs).f) > 0:
             return alpha
         alpha *= 0.5
     return alpha
@@ -191,8 +204,8 @@ def segment_max_step(x, dx, segments, *, vertices=None, bodies=None, safety=SAFE
     ValueError
         A vertex of x touches a segment (the message names them).
     """
-    X, pairs, _, _, _ = sb.segment_args(x, segments, 1.0, 1.0, 1.0, vertices, bodies)
+    X, pairs, _, _, _ = sb._segment_args(x, segments, 1.0, 1.0, 1.0, vertices, bodies)
     dX = _step(dx, X)
-    safety = check_safety(safety)
-    sb.require_free(sb.PairGeometry(X, pairs).f, pairs)
-    return filtered_fraction(segment_impact_kernel(X, dX, pairs), safety, X, dX, pairs)
+    safety = _check_safety(safety)
+    near = _reachable_pairs(X, dX, pairs)
+    return _filtered_fraction(_segment_impact(X, dX, near), safety, X, dX, near)

@@ -36,8 +36,9 @@ def region_configurations(rng):
 def test_distance_in_each_region_is_the_closed_form():
     a, b = np.array([0.0, 0.0]), np.array([2.0, 0.0])
     X = np.array([[-0.3, 0.4], [1.2, 0.5], [2.6, -0.8], a, b])
-    pairs = np.array([[0, 3, 4], [1, 3, 4], [2, 3, 4]])
-    np.testing.assert_allclose(en.segment_barrier.distances(X, pairs), [0.5, 0.5, 1.0], rtol=EXACT)
+    term = SegmentContact(5, [[3, 4]], D_HAT, 1.0, vertices=[0, 1, 2])
+    np.testing.assert_array_equal(term.pairs, [[0, 3, 4], [1, 3, 4], [2, 3, 4]])
+    np.testing.assert_allclose(term.distances(X.reshape(-1, 1)), [0.5, 0.5, 1.0], rtol=EXACT)
 
 
 @pytest.mark.parametrize("region", ["a", "interior", "b"])
@@ -240,11 +241,12 @@ def test_ccd_against_a_translating_segment_never_allows_a_crossing(p, dp, a, b, 
     """A segment translating by `shift` while the vertex moves by dp: in the segment's frame, an exact test."""
     X = np.array([p, a, b])
     dX = np.array([np.add(dp, shift), shift, shift])
-    if np.linalg.norm(np.subtract(b, a)) < 1e-3 or en.segment_barrier.distances(X, np.array([[0, 1, 2]]))[0] < 1e-6:
+    pair = SegmentContact(3, SEG, 1.0, 1.0, vertices=[0])
+    if np.linalg.norm(np.subtract(b, a)) < 1e-3 or pair.distances(X)[0] < 1e-6:
         return
     alpha = ccd.segment_max_step(X, dX, SEG, vertices=[0])
     assert 0 < alpha <= 1
     end = X + alpha * dX
-    assert en.segment_barrier.distances(end, np.array([[0, 1, 2]]))[0] > 0
+    assert pair.distances(end)[0] > 0
     # relative to the segment the vertex moves along a straight line by alpha (dX_p - dX_a)
     assert not _crosses(X[0], X[0] + alpha * (dX[0] - dX[1]), X[1], X[2])

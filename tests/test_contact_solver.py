@@ -123,3 +123,12 @@ def test_the_filter_prevents_a_full_step_through_the_ground():
                            step_norm=lambda dx: np.abs(dx).max() / h)
         assert x[1, 0] > 0
         x_prev, x_curr = x_curr, x
+
+
+def test_a_step_that_starts_interpenetrating_names_the_vertices():
+    h = 0.1
+    ground = HalfSpaceContact(2, 2, [0.0, 0.0], [0.0, 1.0], D_HAT, 10.0)
+    E, G = ground.energy, ground.gradient
+    x_curr = np.array([[0.0], [0.5], [1.0], [-0.01]])             # vertex 1 is below the ground
+    with pytest.raises(ValueError, match=r"^x: vertices \[1\] are on or behind half-space 0"):
+        backward_euler(x_curr, x_curr, E, G, ground.hessian, np.eye(4), h, max_step=ground.max_step)

@@ -22,13 +22,13 @@ x is given as (n, dim) positions or a stacked (n*dim, 1) column with ``dim=``; g
 import numpy as np
 
 from .. import _assembly, _validate
-from .friction import FrictionFrame, tangent_basis
+from .friction import FrictionFrame, _tangent_basis
 from .ipc_barrier import _b, _d2b, _db
 
 NORMAL_TOLERANCE = 1e-9
 
 
-def half_spaces(points, normals):
+def _half_spaces(points, normals):
     """Validate half-spaces: points and unit normals, each (dim,) or (k, dim); return (k, dim) arrays."""
     P = _validate.finite_array(points, "points")
     N = _validate.finite_array(normals, "normals")
@@ -44,7 +44,7 @@ def half_spaces(points, normals):
     return P, N
 
 
-def contact_parameters(d_hat, kappa, weight, n, vertices):
+def _contact_parameters(d_hat, kappa, weight, n, vertices):
     """Validate d_hat > 0, kappa > 0, weights (scalar or (n,)) > 0 and vertex indices; return them converted.
 
     ``vertices`` None means every vertex; the weights returned are those of the listed vertices.
@@ -61,21 +61,21 @@ def contact_parameters(d_hat, kappa, weight, n, vertices):
     return d_hat, kappa, w[vertices], vertices
 
 
-def half_space_args(x, points, normals, d_hat, kappa, weight, dim, vertices):
+def _half_space_args(x, points, normals, d_hat, kappa, weight, dim, vertices):
     X = _validate.node_positions(x, dim, dims=(2, 3))
-    P, N = half_spaces(points, normals)
+    P, N = _half_spaces(points, normals)
     if P.shape[1] != X.shape[1]:
         raise ValueError(f"points: expected {X.shape[1]}D half-spaces for {X.shape[1]}D positions, "
                          f"got shape {P.shape}")
-    return (X, P, N) + contact_parameters(d_hat, kappa, weight, X.shape[0], vertices)
+    return (X, P, N) + _contact_parameters(d_hat, kappa, weight, X.shape[0], vertices)
 
 
-def distances(X, P, N, vertices):
+def _distances(X, P, N, vertices):
     """Signed distances (nv, k) of the listed vertices of positions X (n, dim) to the half-spaces."""
     return X[vertices] @ N.T - np.einsum("ij,ij->i", P, N)
 
 
-def require_free(D, vertices, what="half-space"):
+def _require_free(D, vertices, what="half-space"):
     """Raise ValueError naming the vertices with a distance <= 0 in D (nv, k)."""
     if D.size and not np.minimum.reduce(D, axis=None) > 0:
         rows, cols = np.nonzero(D <= 0)
@@ -84,41 +84,41 @@ def require_free(D, vertices, what="half-space"):
                          f"{D[rows[0], cols[0]]:g} <= 0); barrier contact needs positions free of interpenetration")
 
 
-def energy_kernel(X, P, N, d_hat, kappa, w, vertices):
-    return kappa * float(w @ _b(distances(X, P, N, vertices), d_hat).sum(axis=1))
+def _energy(X, P, N, d_hat, kappa, w, vertices):
+    return kappa * float(w @ _b(_distances(X, P, N, vertices), d_hat).sum(axis=1))
 
 
-def gradient_kernel(X, P, N, d_hat, kappa, w, vertices):
-    D = distances(X, P, N, vertices)
-    require_free(D, vertices)
+def _gradient(X, P, N, d_hat, kappa, w, vertices):
+    D = _distances(X, P, N, vertices)
+    _require_free(D, vertices)
     g = np.zeros_like(X)
     g[vertices] = (kappa * w)[:, None] * (_db(D, d_hat) @ N)
     return g.reshape(-1, 1)
 
 
-def hessian_blocks(X, P, N, d_hat, kappa, w, vertices):
+def _hessian_blocks(X, P, N, d_hat, kappa, w, vertices):
     """Per-vertex (nv, dim, dim) blocks ``kappa w_i sum_j b''(d_ij) n_j n_j^T``."""
-    D = distances(X, P, N, vertices)
-    require_free(D, vertices)
+    D = _distances(X, P, N, vertices)
+    _require_free(D, vertices)
     B = np.einsum("ij,ja,jb->iab", (kappa * w)[:, None] * _d2b(D, d_hat), N, N)
     return 0.5 * (B + B.transpose(0, 2, 1))      # exactly symmetric (einsum's rounding is not)
 
 
-def hessian_kernel(X, P, N, d_hat, kappa, w, vertices):
+def _hessian(X, P, N, d_hat, kappa, w, vertices):
     pattern = _assembly.element_pattern(vertices[:, None], X.shape[1], X.size)
-    return pattern.matrix(hessian_blocks(X, P, N, d_hat, kappa, w, vertices))
+    return pattern.matrix(_hessian_blocks(X, P, N, d_hat, kappa, w, vertices))
 
 
-def friction_frame_kernel(X, P, N, d_hat, kappa, w, vertices):
+def _friction_frame(X, P, N, d_hat, kappa, w, vertices):
     """The lagged ``FrictionFrame`` of positions X: every active vertex-half-space pair (d < d_hat).
 
     Normal force ``lambda_ij = -kappa w_i b'(d_ij)``, tangents of ``n_j``, coefficient 1.
     """
-    D = distances(X, P, N, vertices)
-    require_free(D, vertices)
+    D = _distances(X, P, N, vertices)
+    _require_free(D, vertices)
     rows, cols = np.nonzero(D < d_hat)
     force = -kappa * w[rows] * _db(D[rows, cols], d_hat)
-    return FrictionFrame(vertices[rows][:, None], np.ones((rows.size, 1)), tangent_basis(N)[cols], force, X.copy())
+    return FrictionFrame(vertices[rows][:, None], np.ones((rows.size, 1)), _tangent_basis(N)[cols], force, X.copy())
 
 
 def half_space_friction_frame(x_start, points, normals, d_hat, kappa, weight=1.0, *, dim=None, vertices=None):
@@ -138,7 +138,7 @@ def half_space_friction_frame(x_start, points, normals, d_hat, kappa, weight=1.0
     frame : FrictionFrame
         For ``friction_energy`` and its derivatives.
     """
-    return friction_frame_kernel(*half_space_args(x_start, points, normals, d_hat, kappa, weight, dim, vertices))
+    return _friction_frame(*_half_space_args(x_start, points, normals, d_hat, kappa, weight, dim, vertices))
 
 
 def half_space_barrier_energy(x, points, normals, d_hat, kappa, weight=1.0, *, dim=None, vertices=None):
@@ -171,7 +171,7 @@ def half_space_barrier_energy(x, points, normals, d_hat, kappa, weight=1.0, *, d
     E : float
         ``+inf`` if a listed vertex is on or behind a boundary.
     """
-    return energy_kernel(*half_space_args(x, points, normals, d_hat, kappa, weight, dim, vertices))
+    return _energy(*_half_space_args(x, points, normals, d_hat, kappa, weight, dim, vertices))
 
 
 def half_space_barrier_gradient(x, points, normals, d_hat, kappa, weight=1.0, *, dim=None, vertices=None):
@@ -194,7 +194,7 @@ def half_space_barrier_gradient(x, points, normals, d_hat, kappa, weight=1.0, *,
     ValueError
         A listed vertex is on or behind a boundary (the message names the vertices).
     """
-    return gradient_kernel(*half_space_args(x, points, normals, d_hat, kappa, weight, dim, vertices))
+    return _gradient(*_half_space_args(x, points, normals, d_hat, kappa, weight, dim, vertices))
 
 
 def half_space_barrier_hessian(x, points, normals, d_hat, kappa, weight=1.0, *, dim=None, vertices=None):
@@ -217,4 +217,4 @@ def half_space_barrier_hessian(x, points, normals, d_hat, kappa, weight=1.0, *, 
     ValueError
         A listed vertex is on or behind a boundary (the message names the vertices).
     """
-    return hessian_kernel(*half_space_args(x, points, normals, d_hat, kappa, weight, dim, vertices))
+    return _hessian(*_half_space_args(x, points, normals, d_hat, kappa, weight, dim, vertices))

@@ -37,7 +37,7 @@ import numpy as np
 from .. import _assembly, _validate
 
 
-def threshold(epsilon_v, h):
+def _threshold(epsilon_v, h):
     """The smoothing displacement ``eps_v h``, validated."""
     return _validate.positive_scalar(epsilon_v, "epsilon_v") * _validate.time_step(h)
 
@@ -90,7 +90,7 @@ def stick_slip_friction_interpolant(y, epsilon_v, h):
     -------
     f0 : (m, 1) float array
     """
-    t = threshold(epsilon_v, h)
+    t = _threshold(epsilon_v, h)
     return _f0(_speeds(y), t).reshape(-1, 1)
 
 
@@ -109,7 +109,7 @@ def stick_slip_friction_interpolant_gradient(y, epsilon_v, h):
     f1 : (m, 1) float array
         In [0, 1].
     """
-    t = threshold(epsilon_v, h)
+    t = _threshold(epsilon_v, h)
     return _f1(_speeds(y), t).reshape(-1, 1)
 
 
@@ -128,14 +128,13 @@ def stick_slip_friction_interpolant_hessian(y, epsilon_v, h):
     df1 : (m, 1) float array
         >= 0.
     """
-    t = threshold(epsilon_v, h)
+    t = _threshold(epsilon_v, h)
     return _df1(_speeds(y), t).reshape(-1, 1)
 
 
 # --- assembled: lagged friction frames -------------------------------------------------------
 
-def tangent_basis(normals):
-    """Orthonormal tangent bases (k, dim, dim - 1) of unit normals (k, dim), dim 2 or 3."""
+def _tangent_basis(normals):
     k, dim = normals.shape
     if dim == 2:
         return np.stack([-normals[:, 1], normals[:, 0]], axis=1)[:, :, None]
@@ -143,6 +142,31 @@ def tangent_basis(normals):
     t1 = np.cross(normals, helper)
     t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
     return np.stack([t1, np.cross(normals, t1)], axis=2)
+
+
+def tangent_basis(normals):
+    r"""An orthonormal basis of the plane orthogonal to each unit normal.
+
+    :math:`T^\top T = I_{d-1}`, :math:`T^\top n = 0`: 2D :math:`T = (-n_y, n_x)^\top`; 3D :math:`t_1 = n \times e / \lVert n \times e \rVert`, :math:`t_2 = n \times t_1`
+
+    Parameters
+    ----------
+    normals : (k, dim) float array
+        Unit normals, dim 2 or 3.
+
+    Returns
+    -------
+    T : (k, dim, dim - 1) float array
+        Column j of ``T[i]`` is tangent j of contact i.
+    """
+    N = _validate.finite_array(normals, "normals")
+    if N.ndim != 2 or N.shape[1] not in (2, 3):
+        raise ValueError(f"normals: expected shape (k, dim) with dim 2 or 3, got {N.shape}")
+    length = np.sqrt(np.einsum("ij,ij->i", N, N))
+    if N.size and np.abs(length - 1.0).max() > 1e-9:
+        bad = int(np.argmax(np.abs(length - 1.0)))
+        raise ValueError(f"normals: expected unit vectors, normal {bad} has length {length[bad]:.12g}")
+    return _tangent_basis(N)
 
 
 class FrictionFrame:
@@ -175,7 +199,27 @@ class FrictionFrame:
 
 
 def friction_frame(nodes, coefficients, tangents, normal_force, x_start):
-    """Validate a lagged friction frame (see ``friction_energy``); return a ``FrictionFrame``."""
+    r"""A lagged friction frame from its parts, validated: the contacts ``friction_energy`` acts on.
+
+    :math:`u_k = T_k^\top \sum_a c_{ka} (x_{n_{ka}} - x^{start}_{n_{ka}})`, force magnitude :math:`\mu \lambda_k`
+
+    Parameters
+    ----------
+    nodes : (k, q) int array
+        Node indices of each contact, in [0, n).
+    coefficients : (k, q) float array
+        Weights of the nodes' displacements in each contact's relative displacement.
+    tangents : (k, dim, dim - 1) float array
+        Orthonormal tangent basis of each contact (``tangent_basis``).
+    normal_force : (k,) float array, or a scalar
+        Lagged normal force magnitude of each contact, >= 0.
+    x_start : (n, dim) float array
+        Positions at the start of the step.
+
+    Returns
+    -------
+    frame : FrictionFrame
+    """
     X = _validate.positions(x_start, "x_start")
     n, dim = X.shape
     nodes = np.asarray(nodes)
@@ -196,7 +240,7 @@ def friction_frame(nodes, coefficients, tangents, normal_force, x_start):
     return FrictionFrame(nodes, c, T, lam, X)
 
 
-def friction_coefficient(mu):
+def _friction_coefficient(mu):
     """A friction coefficient: a finite real >= 0."""
     mu = _validate.real_scalar(mu, "mu")
     if mu < 0:
@@ -210,16 +254,16 @@ def _frame_args(x, frame, mu, epsilon_v, h):
     X = _validate.node_positions(x, frame.x_start.shape[1], dims=(2, 3))
     if X.shape != frame.x_start.shape:
         raise ValueError(f"x: expected positions of shape {frame.x_start.shape}, like x_start, got {np.shape(x)}")
-    return X, frame, friction_coefficient(mu), threshold(epsilon_v, h)
+    return X, frame, _friction_coefficient(mu), _threshold(epsilon_v, h)
 
 
-def energy_kernel(X, frame, mu, t):
+def _energy(X, frame, mu, t):
     u = frame.displacements(X)
     y = np.sqrt(np.einsum("kt,kt->k", u, u))
     return mu * float(frame.normal_force @ _f0(y, t))
 
 
-def gradient_kernel(X, frame, mu, t):
+def _gradient(X, frame, mu, t):
     u = frame.displacements(X)
     y = np.sqrt(np.einsum("kt,kt->k", u, u))
     gu = (mu * frame.normal_force * _f1_over_y(y, t))[:, None] * u                # (k, dim - 1)
@@ -228,7 +272,7 @@ def gradient_kernel(X, frame, mu, t):
     return _assembly.assemble_vector(values.reshape(len(u), -1), frame.dofs, X.size)
 
 
-def hessian_blocks(X, frame, mu, t):
+def _hessian_blocks(X, frame, mu, t):
     """(k, q*dim, q*dim) blocks ``mu lambda c c^T (x) T A T^T``, A = f1' uu^T/y^2 + f1/y (I - uu^T/y^2)."""
     u = frame.displacements(X)
     y = np.sqrt(np.einsum("kt,kt->k", u, u))
@@ -246,8 +290,8 @@ def hessian_blocks(X, frame, mu, t):
     return 0.5 * (blocks + blocks.transpose(0, 2, 1))
 
 
-def hessian_kernel(X, frame, mu, t):
-    return _assembly.assemble_matrix(hessian_blocks(X, frame, mu, t), frame.dofs, X.size)
+def _hessian(X, frame, mu, t):
+    return _assembly.assemble_matrix(_hessian_blocks(X, frame, mu, t), frame.dofs, X.size)
 
 
 def friction_energy(x, frame, mu, epsilon_v, h):
@@ -272,7 +316,7 @@ def friction_energy(x, frame, mu, epsilon_v, h):
     -------
     D : float
     """
-    return energy_kernel(*_frame_args(x, frame, mu, epsilon_v, h))
+    return _energy(*_frame_args(x, frame, mu, epsilon_v, h))
 
 
 def friction_gradient(x, frame, mu, epsilon_v, h):
@@ -289,7 +333,7 @@ def friction_gradient(x, frame, mu, epsilon_v, h):
     -------
     g : (n*dim, 1) float array
     """
-    return gradient_kernel(*_frame_args(x, frame, mu, epsilon_v, h))
+    return _gradient(*_frame_args(x, frame, mu, epsilon_v, h))
 
 
 def friction_hessian(x, frame, mu, epsilon_v, h):
@@ -306,4 +350,4 @@ def friction_hessian(x, frame, mu, epsilon_v, h):
     -------
     H : (n*dim, n*dim) scipy.sparse.csc_matrix
     """
-    return hessian_kernel(*_frame_args(x, frame, mu, epsilon_v, h))
+    return _hessian(*_frame_args(x, frame, mu, epsilon_v, h))

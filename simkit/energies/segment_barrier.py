@@ -5,7 +5,7 @@ belongs to another body). Its distance is the point-segment distance, in three r
 closest-point parameter ``s = (p - a).(b - a) / |b - a|^2``::
 
     s <= 0:      d = |p - a|                       (the vertex faces endpoint a)
-    0 < s < 1:   d = |cross(b - a, p - a)| / |b - a|   (the segment's interior)
+    0 < s < 1:   d = |_cross(b - a, p - a)| / |b - a|   (the segment's interior)
     s >= 1:      d = |p - b|                       (endpoint b)
 
 and the energy is the IPC barrier of every distance, scaled by ``kappa`` and the vertex's
@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import _assembly, _validate
 from ..psd_project import psd_project
-from .contact_barrier import contact_parameters
+from .contact_barrier import _contact_parameters
 from .friction import FrictionFrame
 from .ipc_barrier import _b, _d2b, _db
 
@@ -40,8 +40,8 @@ _POINT_A = np.kron(np.array([[1.0, -1.0, 0.0]]), np.eye(2))                  # p
 _POINT_B = np.kron(np.array([[1.0, 0.0, -1.0]]), np.eye(2))                  # p - b
 
 
-def cross(u, v):
-    """z component of the 2D cross product, row-wise: (k, 2), (k, 2) -> (k,)."""
+def _cross(u, v):
+    """z component of the 2D _cross product, row-wise: (k, 2), (k, 2) -> (k,)."""
     return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
 
 
@@ -91,20 +91,29 @@ def _segment_lengths_positive(X, pairs):
         raise ValueError(f"x: segment ({pairs[bad, 1]}, {pairs[bad, 2]}) has zero length")
 
 
-class PairGeometry:
+class _PairGeometry:
     """Squared distance f (k,), region (k,) in {0: endpoint a, 1: interior, 2: endpoint b}, q, e, r = p - b."""
 
     def __init__(self, X, pairs):
         p, a, b = X[pairs[:, 0]], X[pairs[:, 1]], X[pairs[:, 2]]
-        self.q, self.e, self.r = p - a, b - a, p - b
-        self.alpha = np.einsum("ij,ij->i", self.q, self.e)
-        self.beta = np.einsum("ij,ij->i", self.e, self.e)
+        self._set(p - a, b - a, p - b)
+
+    def _set(self, q, e, r):
+        self.q, self.e, self.r = q, e, r
+        self.alpha = np.einsum("ij,ij->i", q, e)
+        self.beta = np.einsum("ij,ij->i", e, e)
         self.region = np.where(self.alpha <= 0, 0, np.where(self.alpha >= self.beta, 2, 1))
-        qq = np.einsum("ij,ij->i", self.q, self.q)
-        rr = np.einsum("ij,ij->i", self.r, self.r)
-        interior = np.maximum(cross(self.e, self.q) ** 2 / self.beta, 0.0)
+        qq = np.einsum("ij,ij->i", q, q)
+        rr = np.einsum("ij,ij->i", r, r)
+        interior = np.maximum(_cross(e, q) ** 2 / self.beta, 0.0)
         self.f = np.choose(self.region, [qq, interior, rr])
         self.s = np.clip(self.alpha / self.beta, 0.0, 1.0)
+
+    def take(self, mask):
+        """The geometry of the pairs selected by a boolean mask."""
+        out = _PairGeometry.__new__(_PairGeometry)
+        out._set(self.q[mask], self.e[mask], self.r[mask])
+        return out
 
     def closest_normal(self):
         """Unit vector (k, 2) from the closest point of the segment to the vertex."""
@@ -146,7 +155,7 @@ class PairGeometry:
         return H
 
 
-def require_free(f, pairs):
+def _require_free(f, pairs):
     """Raise ValueError naming the vertices at distance 0 from a segment (f: squared distances)."""
     if f.size and not np.minimum.reduce(f) > 0:
         bad = np.flatnonzero(f <= 0)
@@ -155,33 +164,33 @@ def require_free(f, pairs):
                          "needs positions free of interpenetration")
 
 
-def distances(X, pairs):
+def _distances(X, pairs):
     """Point-segment distances (k,) of the contacts ``pairs`` (k, 3) at positions X (n, 2)."""
-    return np.sqrt(PairGeometry(X, pairs).f)
+    return np.sqrt(_PairGeometry(X, pairs).f)
 
 
 def _active(X, pairs, d_hat):
-    geo = PairGeometry(X, pairs)
-    require_free(geo.f, pairs)
+    geo = _PairGeometry(X, pairs)
+    _require_free(geo.f, pairs)
     on = geo.f < d_hat * d_hat
-    return (PairGeometry(X, pairs[on]) if not on.all() else geo), pairs[on], on
+    return (geo if on.all() else geo.take(on)), pairs[on], on
 
 
-def energy_kernel(X, pairs, d_hat, kappa, w):
+def _energy(X, pairs, d_hat, kappa, w):
     """w (k,): weight of each pair's vertex."""
-    f = PairGeometry(X, pairs).f
+    f = _PairGeometry(X, pairs).f
     with np.errstate(divide="ignore"):
         return kappa * float(w @ _b(np.where(f > 0, np.sqrt(f), 0.0), d_hat))
 
 
-def gradient_kernel(X, pairs, d_hat, kappa, w):
+def _gradient(X, pairs, d_hat, kappa, w):
     geo, act, on = _active(X, pairs, d_hat)
     d = np.sqrt(geo.f)
     local = (kappa * w[on] * _db(d, d_hat) / (2.0 * d))[:, None] * geo.grad_f()
     return _assembly.assemble_vector(local, _assembly.node_dofs(act, 2), X.size)
 
 
-def hessian_blocks(X, pairs, d_hat, kappa, w, psd):
+def _hessian_blocks(X, pairs, d_hat, kappa, w, psd):
     """Per-contact (k_active, 6, 6) blocks and the active pairs."""
     geo, act, on = _active(X, pairs, d_hat)
     d = np.sqrt(geo.f)
@@ -195,12 +204,12 @@ def hessian_blocks(X, pairs, d_hat, kappa, w, psd):
     return 0.5 * (B + B.transpose(0, 2, 1)), act      # exactly symmetric (eigh's rounding is not)
 
 
-def hessian_kernel(X, pairs, d_hat, kappa, w, psd):
-    B, act = hessian_blocks(X, pairs, d_hat, kappa, w, psd)
+def _hessian(X, pairs, d_hat, kappa, w, psd):
+    B, act = _hessian_blocks(X, pairs, d_hat, kappa, w, psd)
     return _assembly.assemble_matrix(B, _assembly.node_dofs(act, 2), X.size)
 
 
-def friction_frame_kernel(X, pairs, d_hat, kappa, w):
+def _friction_frame(X, pairs, d_hat, kappa, w):
     """Lagged ``FrictionFrame`` of the active contacts: coefficients (1, -(1 - s), -s), tangent perp to the normal."""
     geo, act, on = _active(X, pairs, d_hat)
     d = np.sqrt(geo.f)
@@ -210,11 +219,11 @@ def friction_frame_kernel(X, pairs, d_hat, kappa, w):
     return FrictionFrame(act, coefficients, tangents, -kappa * w[on] * _db(d, d_hat), X.copy())
 
 
-def segment_args(x, segments, d_hat, kappa, weight, vertices, bodies):
+def _segment_args(x, segments, d_hat, kappa, weight, vertices, bodies):
     X = _validate.node_positions(x, 2, dims=(2,))
     n = X.shape[0]
     pairs = segment_pairs(segments, n, vertices, bodies)
-    d_hat, kappa, w, _ = contact_parameters(d_hat, kappa, weight, n, None)
+    d_hat, kappa, w, _ = _contact_parameters(d_hat, kappa, weight, n, None)
     _segment_lengths_positive(X, pairs)
     return X, pairs, d_hat, kappa, w[pairs[:, 0]]
 
@@ -247,7 +256,7 @@ def segment_barrier_energy(x, segments, d_hat, kappa, weight=1.0, *, vertices=No
     E : float
         ``+inf`` if a vertex touches a segment.
     """
-    return energy_kernel(*segment_args(x, segments, d_hat, kappa, weight, vertices, bodies))
+    return _energy(*_segment_args(x, segments, d_hat, kappa, weight, vertices, bodies))
 
 
 def segment_barrier_gradient(x, segments, d_hat, kappa, weight=1.0, *, vertices=None, bodies=None):
@@ -269,7 +278,7 @@ def segment_barrier_gradient(x, segments, d_hat, kappa, weight=1.0, *, vertices=
     ValueError
         A vertex touches a segment (the message names the vertices).
     """
-    return gradient_kernel(*segment_args(x, segments, d_hat, kappa, weight, vertices, bodies))
+    return _gradient(*_segment_args(x, segments, d_hat, kappa, weight, vertices, bodies))
 
 
 def segment_barrier_hessian(x, segments, d_hat, kappa, weight=1.0, *, vertices=None, bodies=None, psd=True):
@@ -295,4 +304,4 @@ def segment_barrier_hessian(x, segments, d_hat, kappa, weight=1.0, *, vertices=N
         A vertex touches a segment (the message names the vertices).
     """
     psd = _validate.boolean(psd, "psd")
-    return hessian_kernel(*segment_args(x, segments, d_hat, kappa, weight, vertices, bodies), psd)
+    return _hessian(*_segment_args(x, segments, d_hat, kappa, weight, vertices, bodies), psd)

@@ -6,7 +6,8 @@ sparse for stacked ``x`` (N = n*dim, node-major), and ``max_step(x, dx) -> float
 ``newton_solver``/``backward_euler`` as ``max_step=``. The arguments are validated once, in the
 constructor; the methods call the unchecked kernels of ``simkit.energies.contact_barrier`` and
 ``simkit.ccd`` (a configuration that interpenetrates still raises ``ValueError`` naming the
-vertices, from the gradient, the Hessian and ``max_step``; its energy is ``+inf``).
+vertices, from the gradient, the Hessian and ``max_step``; its energy is ``+inf``). Each term
+states its ``size`` N, so ``simkit.terms.Sum`` can check that its terms agree.
 """
 import numpy as np
 
@@ -44,13 +45,14 @@ class HalfSpaceContact:
         self.dim = _validate.integer(dim, "dim")
         if self.dim not in (2, 3):
             raise ValueError(f"dim: expected 2 or 3, got {self.dim}")
-        self.points, self.normals = cb.half_spaces(points, normals)
+        self.points, self.normals = cb._half_spaces(points, normals)
         if self.points.shape[1] != self.dim:
             raise ValueError(f"points: expected {self.dim}D half-spaces, got shape {self.points.shape}")
-        self.d_hat, self.kappa, self.weight, self.vertices = cb.contact_parameters(d_hat, kappa, weight, self.n,
+        self.d_hat, self.kappa, self.weight, self.vertices = cb._contact_parameters(d_hat, kappa, weight, self.n,
                                                                                    vertices)
-        self.safety = ccd.check_safety(safety)
-        self._pattern = _assembly.element_pattern(self.vertices[:, None], self.dim, self.n * self.dim)
+        self.safety = ccd._check_safety(safety)
+        self.size = self.n * self.dim
+        self._pattern = _assembly.element_pattern(self.vertices[:, None], self.dim, self.size)
 
     def _args(self, x):
         return (np.reshape(x, (self.n, self.dim)), self.points, self.normals, self.d_hat, self.kappa, self.weight,
@@ -58,29 +60,29 @@ class HalfSpaceContact:
 
     def distances(self, x):
         """(nv, k) signed distance of each listed vertex to each half-space."""
-        return cb.distances(np.reshape(x, (self.n, self.dim)), self.points, self.normals, self.vertices)
+        return cb._distances(np.reshape(x, (self.n, self.dim)), self.points, self.normals, self.vertices)
 
     def energy(self, x):
         """Barrier energy (``+inf`` if a vertex is on or behind a boundary)."""
-        return cb.energy_kernel(*self._args(x))
+        return cb._energy(*self._args(x))
 
     def gradient(self, x):
         """(N, 1) gradient; minus it is the contact force on each vertex."""
-        return cb.gradient_kernel(*self._args(x))
+        return cb._gradient(*self._args(x))
 
     def hessian(self, x):
         """(N, N) CSC Hessian: exact, block diagonal and positive semi-definite."""
-        return self._pattern.matrix(cb.hessian_blocks(*self._args(x)))
+        return self._pattern.matrix(cb._hessian_blocks(*self._args(x)))
 
     def max_step(self, x, dx):
         """Largest fraction in (0, 1] of the step dx from x that keeps every distance positive, times safety."""
         X = np.reshape(x, (self.n, self.dim))
-        t = ccd.half_space_impact_kernel(X, np.reshape(dx, X.shape), self.points, self.normals, self.vertices)
-        return ccd.step_fraction(t, self.safety)
+        t = ccd._half_space_impact(X, np.reshape(dx, X.shape), self.points, self.normals, self.vertices)
+        return ccd._step_fraction(t, self.safety)
 
     def friction_frame(self, x_start):
         """The lagged ``FrictionFrame`` (normal forces, tangents) of the contacts active at x_start."""
-        return cb.friction_frame_kernel(*self._args(x_start))
+        return cb._friction_frame(*self._args(x_start))
 
 
 class SegmentContact:
@@ -92,18 +94,11 @@ class SegmentContact:
     ----------
     n : int
         Number of nodes (positions are (n, 2), stacked as (2n, 1)).
-    segments : (m, 2) int array
-        Boundary segments (node indices).
-    d_hat : float
-        Activation distance, > 0.
-    kappa : float
-        Barrier stiffness, > 0.
-    weight : float or (n,) float array, optional
-        Per-vertex weight > 0 (lumped boundary length or mass; default 1).
-    vertices : (nv,) int array, optional, keyword-only
-        The vertices that can touch (default every node of a segment).
-    bodies : (n,) int array, optional, keyword-only
-        Body label per node: a vertex meets only other bodies' segments.
+    segments, d_hat, kappa, weight, vertices, bodies
+        As ``simkit.energies.segment_barrier_energy``: (m, 2) boundary segments, activation
+        distance > 0, stiffness > 0, per-vertex weights > 0 (lumped length or mass), the
+        vertices that can touch (keyword-only, default every node of a segment) and a body
+        label per node (keyword-only: a vertex then meets only other bodies' segments).
     psd : bool, optional, keyword-only
         Project each contact's Hessian block (default True).
     safety : float, optional, keyword-only
@@ -114,41 +109,41 @@ class SegmentContact:
                  safety=ccd.SAFETY):
         self.n = _validate.integer(n, "n", low=1)
         self.pairs = sb.segment_pairs(segments, self.n, vertices, bodies)
-        self.d_hat, self.kappa, w, _ = cb.contact_parameters(d_hat, kappa, weight, self.n, None)
+        self.d_hat, self.kappa, w, _ = cb._contact_parameters(d_hat, kappa, weight, self.n, None)
         self.weight = w[self.pairs[:, 0]]
         self.psd = _validate.boolean(psd, "psd")
-        self.safety = ccd.check_safety(safety)
+        self.safety = ccd._check_safety(safety)
+        self.size = 2 * self.n
 
     def _X(self, x):
         return np.reshape(x, (self.n, 2))
 
     def distances(self, x):
         """(k,) distance of each candidate vertex-segment pair (``self.pairs``)."""
-        return sb.distances(self._X(x), self.pairs)
+        return sb._distances(self._X(x), self.pairs)
 
     def energy(self, x):
         """Barrier energy (``+inf`` if a vertex touches a segment)."""
-        return sb.energy_kernel(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
+        return sb._energy(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
 
     def gradient(self, x):
         """(2n, 1) gradient; minus it is the contact force."""
-        return sb.gradient_kernel(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
+        return sb._gradient(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
 
     def hessian(self, x):
         """(2n, 2n) CSC Hessian (each contact block projected when ``psd``)."""
-        return sb.hessian_kernel(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight, self.psd)
+        return sb._hessian(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight, self.psd)
 
     def max_step(self, x, dx):
         """Largest fraction in (0, 1] of the step dx from x keeping every vertex off every segment, times safety."""
         X = self._X(x)
         dX = np.reshape(dx, X.shape)
-        sb.require_free(sb.PairGeometry(X, self.pairs).f, self.pairs)
-        t = ccd.segment_impact_kernel(X, dX, self.pairs)
-        return ccd.filtered_fraction(t, self.safety, X, dX, self.pairs)
+        near = ccd._reachable_pairs(X, dX, self.pairs)
+        return ccd._filtered_fraction(ccd._segment_impact(X, dX, near), self.safety, X, dX, near)
 
     def friction_frame(self, x_start):
         """The lagged ``FrictionFrame`` of the contacts active at x_start."""
-        return sb.friction_frame_kernel(self._X(x_start), self.pairs, self.d_hat, self.kappa, self.weight)
+        return sb._friction_frame(self._X(x_start), self.pairs, self.d_hat, self.kappa, self.weight)
 
 
 class Friction:
@@ -177,9 +172,9 @@ class Friction:
         if not hasattr(contact, "friction_frame"):
             raise TypeError(f"contact: expected a contact term with friction_frame(x_start), got "
                             f"{type(contact).__name__}")
-        self.contact = contact
-        self.mu = fr.friction_coefficient(mu)
-        self.threshold = fr.threshold(epsilon_v, h)
+        self.contact, self.size = contact, getattr(contact, "size", None)
+        self.mu = fr._friction_coefficient(mu)
+        self.threshold = fr._threshold(epsilon_v, h)
         self.frame = None
 
     def update(self, x_start):
@@ -195,15 +190,15 @@ class Friction:
 
     def energy(self, x):
         """The friction potential of the step to x."""
-        return fr.energy_kernel(*self._args(x))
+        return fr._energy(*self._args(x))
 
     def gradient(self, x):
         """(N, 1) gradient; minus it is the friction force."""
-        return fr.gradient_kernel(*self._args(x))
+        return fr._gradient(*self._args(x))
 
     def hessian(self, x):
         """(N, N) CSC Hessian, exact and positive semi-definite."""
-        return self._pattern.matrix(fr.hessian_blocks(*self._args(x)))
+        return self._pattern.matrix(fr._hessian_blocks(*self._args(x)))
 
 
 def min_step(*terms):
