@@ -2,15 +2,13 @@
 forms recomputed here, its media, its clean committed notebook."""
 import json
 import re
-import subprocess
 
-import imageio_ffmpeg
-import nbformat
 import numpy as np
 import pytest
-from PIL import Image
 from scipy.optimize import brentq
 
+from chapter_media import (announced, check_clean_notebook, check_media_decode, check_rerun_identical, printed_text,
+                           published_names, read_executed)
 from conftest import ROOT
 
 CHAPTER = "017_contact"
@@ -25,13 +23,12 @@ NUM = r"([-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
 
 @pytest.fixture(scope="module")
 def executed(chapter_run):
-    return nbformat.read(ROOT / "_build" / "exec" / f"{CHAPTER}.ipynb", as_version=4)
+    return read_executed(CHAPTER)
 
 
 @pytest.fixture(scope="module")
 def printed(executed):
-    return "".join(out.get("text", "") for cell in executed.cells if cell.cell_type == "code"
-                   for out in cell.outputs if out.output_type == "stream")
+    return printed_text(executed)
 
 
 def line(pattern, text):
@@ -162,48 +159,24 @@ def test_exercise_answers(printed):
     assert vh > 5 / 2                                                  # a step must reach past the middle
 
 
-def _announced(executed):
-    """Media names the chapter's code publishes through ch.figure / ch.video."""
-    source = "\n".join(cell.source for cell in executed.cells if cell.cell_type == "code")
-    return re.findall(r'ch\.figure\(fig, "(\w+)"\)', source), re.findall(r'ch\.video\(fig, anim, "(\w+)"', source)
-
-
 def test_announced_media_exist_and_decode(executed):
-    figures, videos = _announced(executed)
+    figures, videos = announced(executed)
     assert sorted(figures) == sorted(FIGURES)
     assert sorted(videos) == sorted(VIDEOS)
-    for name in figures:
-        for path in (ROOT / "results" / CHAPTER / f"{name}.png", ROOT / "media" / f"017_{name}.png"):
-            with Image.open(path) as image:
-                image.load()
-                assert image.size[0] > 400 and image.size[1] > 200, path
-    for name, frames in VIDEOS.items():
-        for path in (ROOT / "results" / CHAPTER / f"{name}.mp4", ROOT / "media" / f"017_{name}.mp4"):
-            assert imageio_ffmpeg.count_frames_and_secs(str(path))[0] == frames, path
+    check_media_decode(CHAPTER, "017", FIGURES, VIDEOS)
 
 
 def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
-    expected = {f"017_{name}.png" for name in FIGURES} | {f"017_{name}.mp4" for name in VIDEOS}
-    assert {p.name for p in (ROOT / "media").glob("017_*")} == expected
+    assert {p.name for p in (ROOT / "media").glob("017_*")} == published_names("017", FIGURES, VIDEOS)
 
 
 def test_rerun_reproduces_the_published_media_byte_for_byte(chapter_run):
     """chapter_run re-executed the chapter: every 017 file must equal its committed version."""
-    tracked = subprocess.run(["git", "ls-files", "media/017_*"], cwd=ROOT, capture_output=True, text=True)
-    assert tracked.returncode == 0, f"this test compares a fresh run with git's media\n{tracked.stderr}"
-    committed = set(tracked.stdout.split())
-    assert committed == {f"media/017_{name}.png" for name in FIGURES} | {f"media/017_{name}.mp4" for name in VIDEOS}
-    for path in sorted(committed):
-        head = subprocess.run(["git", "show", f"HEAD:{path}"], cwd=ROOT, capture_output=True).stdout
-        assert (ROOT / path).read_bytes() == head, f"re-running the chapter changed {path}"
+    check_rerun_identical("017", published_names("017", FIGURES, VIDEOS))
 
 
 def test_committed_notebook_is_clean():
-    nb = json.loads((ROOT / "book" / f"{CHAPTER}.ipynb").read_text())
-    assert nb["metadata"]["kernelspec"]["name"] == "python3"
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            assert cell["outputs"] == [] and cell["execution_count"] is None
+    check_clean_notebook(CHAPTER)
 
 
 def test_chapter_is_listed_and_cites_its_references():
