@@ -157,6 +157,13 @@ def test_exercise_answers(printed):
     assert 0 < tunnelled < total                                       # some do, some do not: a lottery
     assert vh == pytest.approx(100 * np.sqrt(2 * G * lowest) * DT, abs=0.01)
     assert vh > 5 / 2                                                  # a step must reach past the middle
+    runs = re.findall(rf"s = {NUM}: (\d+) iterations, closest {NUM} mm, ends {NUM} mm", printed)
+    assert [float(s) for s, *_ in runs] == [0.5, 0.9, 0.99]
+    iterations, closest, ends = (np.array(col, dtype=float) for col in list(zip(*runs))[1:])
+    assert np.all(closest > 0) and np.all(closest <= ends + 1e-3)
+    assert np.ptp(ends) < 1e-3                                          # the same solution, whatever s
+    assert iterations[0] > iterations[-1]                              # halving the way costs iterations
+    assert "all converged: True" in printed
 
 
 def test_announced_media_exist_and_decode(executed):
