@@ -119,6 +119,22 @@ def test_half_space_frame_lags_the_barrier_force_and_the_tangent():
     np.testing.assert_allclose(np.abs(frame.tangents[:, :, 0]), [[1.0, 0.0], [1.0, 0.0]], atol=EXACT)
 
 
+@pytest.mark.parametrize("dim", [2, 3])
+def test_friction_without_active_contact_is_zero(dim):
+    """A step that starts with every vertex beyond d_hat has no friction: zero energy, force and Hessian."""
+    normal = np.eye(dim)[1]
+    ground = HalfSpaceContact(3, dim, np.zeros(dim), normal, 0.1, 50.0)
+    x = (np.arange(3 * dim, dtype=float).reshape(3, dim) + 5.0 * normal).reshape(-1, 1)
+    friction = Friction(ground, 0.3, EPS_V, H)
+    friction.update(x)
+    moved = x + 0.01
+    assert friction.energy(moved) == 0.0
+    np.testing.assert_array_equal(friction.gradient(moved), np.zeros((3 * dim, 1)))
+    H_moved = friction.hessian(moved)
+    assert H_moved.shape == (3 * dim, 3 * dim)
+    assert H_moved.nnz == 0 or abs(H_moved).max() == 0.0
+
+
 def test_friction_errors():
     frame_args = ([[0]], [[1.0]], en.friction.tangent_basis(np.array([[0.0, 1.0]])), [1.0], np.zeros((1, 2)))
     frame = en.friction_frame(*frame_args)

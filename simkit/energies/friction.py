@@ -269,7 +269,8 @@ def _gradient(X, frame, mu, t):
     gu = (mu * frame.normal_force * _f1_over_y(y, t))[:, None] * u                # (k, dim - 1)
     gd = np.einsum("kdt,kt->kd", frame.tangents, gu)                               # (k, dim)
     values = frame.coefficients[:, :, None] * gd[:, None, :]                       # (k, q, dim)
-    return _assembly.assemble_vector(values.reshape(len(u), -1), frame.dofs, X.size)
+    k, q, dim = values.shape
+    return _assembly.assemble_vector(values.reshape(k, q * dim), frame.dofs, X.size)
 
 
 def _hessian_blocks(X, frame, mu, t):
