@@ -142,11 +142,16 @@ def dofs(C, dim):
 
 
 def oracle_bending(X, C, theta0, kappa, psd=False):
-    """Energy, gradient and Hessian of sum 1/2 kappa (theta - theta0)^2, from the element tier."""
+    """Energy, gradient and Hessian of sum 1/2 kappa (theta - theta0)^2, from the element tier.
+
+    ``psd``: False (exact blocks), "exact" (``psd_project`` of each exact block) or
+    "gauss-newton" (``psd_project`` of ``kappa grad(theta) grad(theta)^T``, curvature dropped).
+    """
     dim = X.shape[1]
     d = (ANGLE[dim](X, C) - theta0).ravel()
     g, H = GRADIENT[dim](X, C), HESSIAN[dim](X, C)
-    blocks = kappa[:, None, None] * (g[:, :, None] * g[:, None, :] + d[:, None, None] * H)
+    curvature = 0.0 if psd == "gauss-newton" else d[:, None, None] * H
+    blocks = kappa[:, None, None] * (g[:, :, None] * g[:, None, :] + curvature)
     if psd:
         blocks = simkit.psd_project(blocks)
     gradient = np.zeros(X.size)
@@ -184,7 +189,7 @@ def test_fast_angles_equal_the_oracle(dim):
                                    err_msg=name)
 
 
-@pytest.mark.parametrize("psd", [False, True])
+@pytest.mark.parametrize("psd", [False, "exact", "gauss-newton", True])
 @pytest.mark.parametrize("dim", [2, 3])
 def test_fast_bending_energy_gradient_and_hessian_equal_the_oracle(dim, psd):
     rng = np.random.default_rng(50 + dim)
@@ -192,7 +197,8 @@ def test_fast_bending_energy_gradient_and_hessian_equal_the_oracle(dim, psd):
         c = len(C)
         theta0 = rng.uniform(-0.3, 0.3, c) * (name != "strongly folded")   # keep |theta - theta0| < pi
         kappa = rng.uniform(0.5, 2.0, c)
-        E, g, H = oracle_bending(X, C, theta0.reshape(-1, 1), kappa, psd=psd)
+        projection = energies.bending.DEFAULT_PROJECTION[dim] if psd is True else psd
+        E, g, H = oracle_bending(X, C, theta0.reshape(-1, 1), kappa, psd=projection)
         x = X.reshape(-1, 1)
         assert energies.bending_energy_x(x, C, theta0, kappa) == pytest.approx(E, rel=1e-12)
         np.testing.assert_allclose(energies.bending_gradient_x(x, C, theta0, kappa), g,
