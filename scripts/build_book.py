@@ -84,11 +84,16 @@ def sweep_leftovers(tree):
 
 
 def schedule(stale, cpus=None):
-    """Order in which to start the stale chapters (longest last run first, never-run ones first of
-    all), how many run at once (one per core, at most one per chapter) and BLAS threads per kernel."""
+    """Order in which to start the stale chapters, how many run at once (one per core, at most one
+    per chapter) and BLAS threads per kernel.
+
+    Longest first, so the last to finish is a short one: by the last run's time; chapters never run
+    here (a fresh clone) come first, by the size of their tracked media (measured: 015's 2.1 MB took
+    250 s, 011's 1.4 MB 62 s, 014's 0.5 MB 51 s; rendering dominates).
+    """
     cpus = cpus or os.cpu_count() or 1
     workers = max(1, min(cpus, len(stale)))
-    order = sorted(stale, key=lambda c: -(c.last_seconds if c.last_seconds is not None else float("inf")))
+    order = sorted(stale, key=lambda c: (0, -c.media_bytes) if c.last_seconds is None else (1, -c.last_seconds))
     return order, workers, max(1, cpus // workers)
 
 

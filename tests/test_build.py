@@ -214,15 +214,17 @@ def test_publish_media_rejects_files_of_another_chapter(tmp_path):
 
 
 class _Stale:
-    def __init__(self, name, seconds):
-        self.name, self.last_seconds = name, seconds
+    def __init__(self, name, seconds, media_bytes=0):
+        self.name, self.last_seconds, self.media_bytes = name, seconds, media_bytes
 
 
 def test_schedule_runs_one_chapter_per_core_longest_first():
     build_book = load_build_book()
-    stale = [_Stale("011", 19.0), _Stale("014", 16.0), _Stale("015", 53.0), _Stale("016", None)]
+    stale = [_Stale("011", 19.0), _Stale("014", 16.0), _Stale("015", 53.0), _Stale("016", None, 10),
+             _Stale("017", None, 20)]
     order, workers, threads = build_book.schedule(stale, cpus=2)
-    assert [c.name for c in order] == ["016", "015", "011", "014"]   # never run: its length is unknown
+    # never run here: first, the one with more media first; then by the last run's time
+    assert [c.name for c in order] == ["017", "016", "015", "011", "014"]
     assert (workers, threads) == (2, 1)
     _, workers, threads = build_book.schedule(stale[:1], cpus=8)
     assert (workers, threads) == (1, 8), "a chapter running alone gets every core for its BLAS"

@@ -234,6 +234,11 @@ class Chapter:
         return is_fresh(self.nb, self.name, self.key, self.tree, cache)
 
     @property
+    def media_bytes(self):
+        """Size of the chapter's tracked media: the scheduler's guess of its length when it never ran."""
+        return sum(p.stat().st_size for p in self.tree.media.glob(media_prefix(self.name) + "*") if p.is_file())
+
+    @property
     def last_seconds(self):
         """Duration of the last recorded run (None when never run): the scheduler starts long chapters first."""
         return self.record.get("seconds")
