@@ -206,7 +206,12 @@ def bending_hessian_x(x, C, theta0, kappa, *, psd=False):
     Returns
     -------
     H : (n*dim, n*dim) scipy.sparse.csc_matrix
-        :math:`H = \sum_h \kappa_h (\nabla\theta_h \nabla\theta_h^T + (\theta_h - \theta_{0,h}) \nabla^2\theta_h)`.
+        The exact Hessian
+
+        .. math:: H = \sum_h \kappa_h \left(\nabla\theta_h \nabla\theta_h^T
+                  + (\theta_h - \theta_{0,h}) \nabla^2\theta_h\right),
+
+        or its projection (``psd``).
     """
     C, Xt, theta0, kappa, N = _args(x, C, theta0, kappa)
     psd = projection(psd, Xt.shape[0])
