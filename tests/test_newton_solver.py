@@ -175,3 +175,34 @@ def test_line_search_is_not_fooled_by_the_round_off_of_a_stiff_penalty_energy():
                             return_info=True)
     assert info["converged"] and info["alphas"] == [1.0] * info["iterations"]
     np.testing.assert_allclose(x, np.linalg.solve(Q.toarray(), -(b + c)), rtol=0, atol=2 * tolerance)
+
+
+
+def test_round_off_allowance_cannot_be_spent_again_on_every_iteration():
+    """A large constant in the energy (a gravity potential's offset, 1e6 J) makes the round-off
+    allowance 1 J, while the energy is known to 1e-10 J.
+
+    E = 1e6 + f(x), f convex and C1, steep left of its minimum at x = 0.1 (f'' = 20) and gentle
+    right of it (f'' = 1/0.9), with the Hessian 1 everywhere (as a projected or lagged Hessian
+    misjudges the curvature). From x = 1 the full step lands at x = 0 (an Armijo decrease of
+    0.35 J); from x = 0 the full step overshoots to x = 2, and the half step returns to x = 1:
+    a real rise of 0.35 J, within the allowance, where the slope is flat enough for the
+    trapezoidal (approximate Armijo) test to predict a decrease. Granting the allowance afresh
+    to every iteration, Newton cycles between x = 0 and x = 1 (chapter 017's stack did, for 50
+    iterations); granted once per solve, the rises add up to at most 1 J and Newton goes on to
+    the minimizer.
+    """
+    offset = 1e6
+
+    def f(x):
+        return 10.0 * x * x - 2.0 * x if x < 0.1 else -0.1 + (x - 0.1) ** 2 / 1.8
+
+    energy = lambda y: offset + f(y[0, 0])
+    gradient = lambda y: np.array([[20.0 * y[0, 0] - 2.0 if y[0, 0] < 0.1 else (y[0, 0] - 0.1) / 0.9]])
+    x, info = newton_solver(np.array([[1.0]]), energy, gradient, lambda y: np.eye(1), tolerance=1e-8,
+                            max_iter=100, return_info=True)
+    assert info["alphas"][:2] == [1.0, 0.5]                       # down to x = 0, back up to x = 1 once
+    iterates = np.cumsum([1.0] + [a * dx[0, 0] for a, dx in zip(info["alphas"], info["dx"])])
+    rises = np.diff([f(v) for v in iterates])
+    assert rises[rises > 0].sum() <= 1e-6 * offset
+    assert abs(x[0, 0] - 0.1) < 1e-4

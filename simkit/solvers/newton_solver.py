@@ -15,7 +15,11 @@ halving would shrink the step to nothing. So when the trial energy is within
 condition of Hager and Zhang (SIAM J. Optim. 16, 2005), which reads the decrease off the
 gradient: ``grad E(x + alpha dx)^T dx <= (2c - 1) g^T dx`` (the trapezoidal rule for
 ``E(x + alpha dx) - E(x)``, exact for a quadratic, shows ``c alpha g^T dx`` of decrease). Its
-gradient is reused by the next iteration.
+gradient is reused by the next iteration. A rise within the allowance passes that test, and a
+real one may too where the energy is far from quadratic over the step (a barrier, friction),
+so the rises it accepts are summed over the solve and together may not exceed the allowance:
+no iterate's energy exceeds an earlier one's by more, and Newton cannot cycle between two
+iterates, one step down and the next back up (chapter 017's stack did, for 50 iterations).
 
 Every value the three callables return is checked: a non-scalar or NaN energy, a gradient
 of the wrong shape or with NaN/inf, a Hessian of the wrong shape or with NaN/inf raise an
@@ -84,28 +88,30 @@ class Objective:
         return H + self.extra[2] if self.extra else H
 
 
-def _armijo(objective, x, g, dx, alpha=1.0):
+def _armijo(objective, x, g, dx, alpha=1.0, risen=0.0):
     """Largest alpha in a0, a0/2, a0/4, ... (a0 = `alpha`) with sufficient decrease; 0 if none within MAX_HALVINGS.
 
-    Returns (alpha, gradient at x + alpha dx or None when it was not needed).
+    `risen` is the energy the solve's earlier steps already rose by under the approximate test;
+    a step may rise only by what is left of the allowance. Returns (alpha, gradient at
+    x + alpha dx or None when it was not needed, energy change E(x + alpha dx) - E(x)).
     """
     e0 = objective.energy(x)
     if not math.isfinite(e0):
         raise ValueError(f"energy_func: returned {e0} at the current iterate ({objective._where()}); "
                          "expected a finite energy")
     slope = (g.T @ dx).item()
-    noise = ROUNDOFF_ALLOWANCE * abs(e0)
+    noise = ROUNDOFF_ALLOWANCE * abs(e0) - risen
     for _ in range(MAX_HALVINGS):
         trial = x + alpha * dx
         e = objective.energy(trial)
         if e <= e0 + ARMIJO_CONSTANT * alpha * slope:
-            return alpha, None
+            return alpha, None, e - e0
         if e <= e0 + noise:
             g_trial = objective.gradient(trial)
             if (g_trial.T @ dx).item() <= (2.0 * ARMIJO_CONSTANT - 1.0) * slope:
-                return alpha, g_trial
+                return alpha, g_trial, e - e0
         alpha *= 0.5
-    return 0.0, None
+    return 0.0, None, 0.0
 
 
 def filtered_step(max_step, x, dx, where):
@@ -127,6 +133,7 @@ def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info, ma
     info = {"iterations": 0, "converged": False, "step_norms": [], "alphas": [], "line_search_failed": False,
             "g": [], "dx": [], "iters": -1}
     g_next = None
+    risen = 0.0     # the energy the approximate Armijo test let rise so far, at most the allowance in all
     for i in range(max_iter):
         objective.iteration = i + 1
         g = objective.gradient(x) if g_next is None else g_next
@@ -136,7 +143,8 @@ def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info, ma
         alpha = 1.0 if max_step is None else filtered_step(max_step, x, dx, objective._where())
         g_next = None
         if do_line_search:
-            alpha, g_next = _armijo(objective, x, g, dx, alpha)
+            alpha, g_next, change = _armijo(objective, x, g, dx, alpha, risen)
+            risen += max(change, 0.0)
         with np.errstate(over="ignore", invalid="ignore"):
             step = alpha * dx
             x = x + step
