@@ -29,6 +29,9 @@ SPREAD_TOL = 1e-2           # the relaxed roll's E R^2 constant in R: relative s
 TIP_TOL = 0.03              # the strip lands within 3 % of 014's tip
 PRINT_TIP = 6e-4            # a tip printed with 3 decimals
 FLOOR_BOUNDS = (0.001, 0.004)   # the fitted floor a of the strip-beam gap (observed 0.24 %)
+LIMIT_BOUNDS = (0.0005, 0.002)  # the extrapolated limits' distance (observed 0.13 % first order, 0.10 % second)
+LIMIT_TOL = 3e-4            # second-order limits against the a + b/N + c/N^2 floor (observed 0.10 %, 0.09 %)
+VARIANT_TOL = 3e-4          # a variant's two-point floor against the second-order limits (observed 0.02 %)
 SETTLE_TOL = 0.01           # settled shapes: unbalanced force below 1 % of the cloth's weight
 MONOTONE_TOL = 1e-9         # J: round-off allowance of the non-increasing total energy
 
@@ -109,6 +112,31 @@ def check_refinement(N, diffs):
     assert FLOOR_BOUNDS[0] < a < FLOOR_BOUNDS[1], f"fitted floor a = {a:.3%}"
     assert np.abs(A @ [a, b] - diffs).max() < 0.2 * diffs[-1], "a + b/N must fit every gap"
     return a, b
+
+
+def check_floor(N, diffs, apart1, apart2):
+    """The converged behaviour: both models' limits sit a small floor apart, which the second-order
+    extrapolation (apart2) and a + b/N + c/N^2 agree on, while a + b/N and the first-order extrapolation
+    (apart1) overstate it (1/N is only the leading term).
+
+    Returns the floor a of a + b/N + c/N^2."""
+    N, diffs = np.asarray(N, dtype=float), np.asarray(diffs)
+    a1 = np.linalg.lstsq(np.column_stack([np.ones_like(N), 1 / N]), diffs, rcond=None)[0][0]
+    a2 = np.linalg.lstsq(np.column_stack([np.ones_like(N), 1 / N, 1 / N ** 2]), diffs, rcond=None)[0][0]
+    assert LIMIT_BOUNDS[0] < apart2 < LIMIT_BOUNDS[1], f"second-order limits {apart2:.3%} apart"
+    assert abs(apart2 - a2) < LIMIT_TOL, f"limits {apart2:.3%} apart, floor of a + b/N + c/N^2 {a2:.3%}"
+    assert apart2 <= apart1 < a1, f"estimates {apart2:.3%}, {apart1:.3%}, {a1:.3%}: expected to grow"
+    assert a1 > 1.5 * a2, f"a + b/N floor {a1:.3%} does not overstate {a2:.3%}"
+    return a2
+
+
+def check_variant_floors(floors, apart2, base, width, tight):
+    """The two-point floors: the width leaves the strip's floor within the fit's own error (its distance
+    from the second-order limits), the tighter calibration roll lowers it below both."""
+    error = abs(floors[base] - apart2)
+    assert error < VARIANT_TOL, f"two-point floor {floors[base]:.3%} against limits {apart2:.3%}"
+    assert abs(floors[width] - floors[base]) <= error + VARIANT_TOL / 3, f"width: {floors}"
+    assert floors[tight] < min(floors[base], floors[width], apart2) - VARIANT_TOL / 3, f"calibration: {floors}"
 
 
 def check_converged(counts):
@@ -232,17 +260,49 @@ def test_strip_refinement_approaches_a_floor(printed, beam_tips):
         steps = vector(re.search(rf"{model}: tip moves (.*) m per refinement", printed).group(1))
         ratios = steps[:-1] / steps[1:]
         assert ((ratios > 1.6) & (ratios < 2.4)).all(), f"{model}: {ratios}"
-    apart = number(r"beam \[[^\]]+\]: (\S+)% apart", printed) / 100
-    assert abs(apart - a) < 1e-3                                 # the extrapolated limits sit the floor apart
+    apart1 = number(r"beam \[[^\]]+\]: (\S+)% apart", printed) / 100
+    apart2 = number(r"second order .*beam \[[^\]]+\]: (\S+)% apart", printed) / 100
+    a2 = check_floor(N_REFINE, diffs, apart1, apart2)
+    assert number(r"fit a \+ b/N \+ c/N\^2: floor a = (\S+)%", printed) / 100 == pytest.approx(a2, abs=2e-4)
     assert printed.count("static solves converged: True") == 2
 
 
-def test_floor_is_not_the_clamp_and_shrinks_with_the_width(printed):
-    floors = dict(re.findall(r"^(.+): gaps .* at N = \[41, 81\], floor a = (\S+)%", printed, flags=re.M))
-    base, clamp3, narrow = (float(floors[k]) / 100 for k in
-                            ("two clamped columns (above)", "three clamped columns", "width 0.2 m"))
-    assert abs(clamp3 - base) < 0.25 * base                      # a third clamped column leaves the floor
-    assert narrow < 0.75 * base                                  # a narrower strip lowers it
+def test_floor_check_can_fail():
+    N = np.array(N_REFINE, dtype=float)
+    diffs = 0.001 + 0.3 / N - 0.9 / N ** 2                      # a floor of 0.1 % and a 1/N^2 part
+    check_floor(N, diffs, 0.0013, 0.001)
+    with pytest.raises(AssertionError):
+        check_floor(N, 0.001 + 0.3 / N, 0.001, 0.001)           # no 1/N^2 part: a + b/N does not overstate
+    with pytest.raises(AssertionError):
+        check_floor(N, diffs, 0.0013, 0.0018)                    # limits that are not the floor apart
+    with pytest.raises(AssertionError):
+        check_floor(N, 0.3 / N - 0.9 / N ** 2, 0.0003, 0.0)      # no floor: the models meet
+    with pytest.raises(AssertionError):
+        check_floor(N, diffs, 0.0009, 0.001)                     # a first-order estimate below the second
+
+VARIANTS = ("two clamped columns (above)", "width 0.2 m", "calibrated at R = 3 m")
+
+
+def test_floor_is_not_the_width_but_the_calibration(printed):
+    floors = {k: float(v) / 100 for k, v in
+              re.findall(r"^(.+): gaps .* at N = \[41, 81\], floor a = (\S+)%", printed, flags=re.M)}
+    assert set(floors) == set(VARIANTS), floors
+    apart2 = number(r"second order .*beam \[[^\]]+\]: (\S+)% apart", printed) / 100
+    check_variant_floors(floors, apart2, *VARIANTS)
+    c8, c3 = (float(v) for v in re.search(r"relaxed c at N = 81: (\S+) rolled at R = 8 m, (\S+) at R = 3 m",
+                                          printed).groups())
+    assert 0 < c3 / c8 - 1 < 0.01                                # a tighter roll reads a slightly larger c
+
+
+def test_variant_floor_check_can_fail():
+    base, width, tight = VARIANTS
+    check_variant_floors({base: 0.0012, width: 0.0010, tight: 0.0007}, 0.0010, *VARIANTS)
+    with pytest.raises(AssertionError):                          # a width effect beyond the fit's error
+        check_variant_floors({base: 0.0012, width: 0.0006, tight: 0.0003}, 0.0010, *VARIANTS)
+    with pytest.raises(AssertionError):                          # a calibration that changes nothing
+        check_variant_floors({base: 0.0012, width: 0.0010, tight: 0.0011}, 0.0010, *VARIANTS)
+    with pytest.raises(AssertionError):                          # a two-point floor far from the limits
+        check_variant_floors({base: 0.0025, width: 0.0024, tight: 0.0007}, 0.0010, *VARIANTS)
 
 
 def test_refinement_check_can_fail():
