@@ -176,20 +176,26 @@ class OperatorPattern:
     def __init__(self, J, m, dim, cached):
         self.J, self.m, self.dim = J, m, dim
         self.JT, self.local, self.pattern = cached
+        # a tiny operator (a 21-node cable's J is 40 x 42) is applied as a dense array: a sparse
+        # product costs a few microseconds of dispatch, more than the arithmetic
+        small = J.shape[0] * J.shape[1] <= DENSE_ENTRIES
+        self._apply = J.toarray() if small else J
+        self._apply_T = self._apply.T.copy() if small else self.JT
 
     def edge_vectors(self, z, offset=None):
         """``d = J z (+ offset)`` as an (m, dim) array."""
-        d = self.J @ z
+        d = self._apply @ z
         if offset is not None:
             d = d + offset
         return d.reshape(self.m, self.dim)
 
     def transpose_apply(self, g):
         """``J^T g`` for per-element vectors g (m, dim), as an (N, 1) column."""
-        return self.JT @ g.reshape(-1, 1)
+        return self._apply_T @ g.reshape(-1, 1)
 
 
 _operators = ArrayKeyedCache()
+DENSE_ENTRIES = 4096       # operators with at most this many entries (stored or not) are applied dense
 
 
 def _rows_cols(J):

@@ -42,6 +42,7 @@ finite and a projected Hessian stays positive definite. The energy is ``1/2 ym l
 import numpy as np
 
 from .. import _assembly, _validate
+from .._cache import RecentArguments
 from ..psd_project import EIGENVALUE_FLOOR
 
 
@@ -174,13 +175,24 @@ def _weighted_blocks(d, ym, vol, l0, psd):
 def _z_args(z, J, ym, vol, l0, Jx0, dim):
     """Validate the _z tier's inputs; return (operator, edge vectors d (m, dim), (ym, vol, l0))."""
     z = _validate.stacked(z, "z")
-    operator = _assembly.operator_pattern(J, z.shape[0], dim)
+    operator, params, Jx0 = _recent_z_args.get((J, ym, vol, l0, Jx0, dim, z.shape[0]),
+                                               lambda: _z_fixed_args(z.shape[0], J, ym, vol, l0, Jx0, dim))
+    return operator, operator.edge_vectors(z, Jx0), params
+
+
+def _z_fixed_args(N, J, ym, vol, l0, Jx0, dim):
+    """Validate the _z tier's inputs other than z (N rows); return (operator, (ym, vol, l0), Jx0)."""
+    operator = _assembly.operator_pattern(J, N, dim)
     params = _edge_params(ym, vol, l0, operator.m)
     if Jx0 is not None:
         if isinstance(Jx0, (bool, np.bool_)):
             raise TypeError("Jx0: expected an (m*dim, 1) float array or None, got a bool (pass psd= by keyword)")
         Jx0 = _validate.stacked(Jx0, "Jx0", size=operator.m * operator.dim)
-    return operator, operator.edge_vectors(z, Jx0), params
+    return operator, params, Jx0
+
+
+# a chapter calls the _z tier thousands of times with the same small J and parameters
+_recent_z_args = RecentArguments()
 
 
 def mass_springs_energy_z(z, J, ym, vol, l0, Jx0=None, *, dim=None):
