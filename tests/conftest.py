@@ -18,8 +18,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bookbuild.chapters import toc_notebooks  # noqa: E402
 from bookbuild.tree import Tree  # noqa: E402
 
-# tests that share one resource run on one xdist worker (`--dist loadgroup`): the browser and the
-# served site, which every browser test of a worker would otherwise start again
+# the browser tests are grouped by the page they read (`--dist loadgroup`): one worker loads a page
+# once and runs every read-only check of it (test_site.LoadedPages), and the pages spread over workers
 SITE_MODULES = {"test_site", "test_site_cloth"}
 
 
@@ -31,10 +31,29 @@ def _close_figures():
         sys.modules["matplotlib.pyplot"].close("all")
 
 
+def site_page(item):
+    """(page, width) a browser test reads: its xdist group and its place in the order of the site tests."""
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    width = params.get("width", 1280)
+    if item.module.__name__ == "test_site_cloth":
+        return "book/015_cloth.html (view)", width
+    if "chapter" in params:
+        return f"book/{params['chapter']}.html", width
+    if "path" in params:
+        return params["path"], width
+    if "search_box" in item.name:
+        return f"book/{toc_chapters()[0]}.html", width
+    return "site", width
+
+
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.module.__name__ in SITE_MODULES:
-            item.add_marker(pytest.mark.xdist_group("site"))
+    site = [i for i, item in enumerate(items) if item.module.__name__ in SITE_MODULES]
+    for i in site:
+        items[i].add_marker(pytest.mark.xdist_group(f"site:{site_page(items[i])[0]}"))
+    # a page's checks one after another, at one width then the other: each page is loaded once per width
+    ordered = sorted((items[i] for i in site), key=lambda item: (site_page(item)[0], -site_page(item)[1]))
+    for i, item in zip(site, ordered):
+        items[i] = item
 
 
 def toc_chapters():

@@ -95,12 +95,49 @@ def open_page(browser, url, width=1280):
     return page, problems
 
 
+class LoadedPages:
+    """Pages loaded once and read by every check of that page: a few open tabs, least recently used closed.
+
+    The checks of one page run one after another on one worker (tests/conftest.py groups and
+    orders them by page, the desktop width first), so each page is loaded once: a check at
+    another width resizes the tab's viewport, as a reader turning a tablet does. A check that
+    changes the page (the folded solutions) runs after the read-only ones at that width.
+    """
+
+    TABS = 3
+
+    def __init__(self, browser, base_url):
+        self.browser, self.base_url, self.tabs = browser, base_url, {}
+
+    def __call__(self, path, width=1280):
+        """(page, problems) of `path` (relative to the site root) at viewport `width`."""
+        if path not in self.tabs:
+            if len(self.tabs) >= self.TABS:
+                self.tabs.pop(next(iter(self.tabs)))[0].close()
+            self.tabs[path] = open_page(self.browser, self.base_url + path, width)
+        self.tabs[path] = page, problems = self.tabs.pop(path)          # most recently used last
+        if page.viewport_size["width"] != width:
+            page.set_viewport_size({"width": width, "height": 900})
+            page.wait_for_timeout(100)                                   # one frame for the new layout
+        return page, problems
+
+    def close(self):
+        for page, _ in self.tabs.values():
+            page.close()
+
+
+@pytest.fixture(scope="module")
+def loaded(browser, base_url):
+    pages = LoadedPages(browser, base_url)
+    yield pages
+    pages.close()
+
+
 @pytest.mark.parametrize("path", PAGES)
-def test_page_loads_clean_and_offline(browser, base_url, path):
-    page, problems = open_page(browser, base_url + path)
+def test_page_loads_clean_and_offline(loaded, path):
+    page, problems = loaded(path)
     assert page.title()
     assert problems == []
-    page.close()
 
 
 def media_seconds(chapter):
@@ -110,8 +147,8 @@ def media_seconds(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_videos_play_with_their_duration(browser, base_url, chapter):
-    page, problems = open_page(browser, f"{base_url}book/{chapter}.html")
+def test_chapter_videos_play_with_their_duration(loaded, chapter):
+    page, problems = loaded(f"book/{chapter}.html")
     expected = media_seconds(chapter)
     assert page.locator("video").count() == len(expected)
     page.wait_for_function("[...document.querySelectorAll('video')].every(v => v.readyState >= 3)")
@@ -122,12 +159,11 @@ def test_chapter_videos_play_with_their_duration(browser, base_url, chapter):
         assert state["controls"] and state["loop"]
     assert sorted(state["d"] for state in states) == pytest.approx(expected, abs=0.06)
     assert problems == []
-    page.close()
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_math_is_typeset(browser, base_url, chapter):
-    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
+def test_chapter_math_is_typeset(loaded, chapter):
+    page, _ = loaded(f"book/{chapter}.html")
     assert page.locator("mjx-container").count() >= 10
     # the prose only: code cells legitimately hold LaTeX strings for matplotlib labels
     prose = page.evaluate("[...document.querySelectorAll('article :is(p, li, td, th, h1, h2, h3)')]"
@@ -135,7 +171,6 @@ def test_chapter_math_is_typeset(browser, base_url, chapter):
     assert len(prose) > 2000
     for raw in ("\\(", "\\[", "$", "\\frac", "\\tfrac"):
         assert raw not in prose, f"untypeset math {raw!r} in {chapter}"
-    page.close()
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -231,10 +266,8 @@ OVERFLOW_JS = """() => {
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("path", PAGES)
-def test_layout_fits_the_column(browser, base_url, path, width):
-    page, _ = open_page(browser, base_url + path, width)
-    layout = page.evaluate(OVERFLOW_JS)
-    page.close()
+def test_layout_fits_the_column(loaded, path, width):
+    layout = loaded(path, width)[0].evaluate(OVERFLOW_JS)
     assert layout["page"] <= layout["viewport"], f"{path} scrolls sideways at {width} px"
     assert layout["wide"] == [], f"{path} at {width} px"
     for m in layout["math"]:
@@ -245,15 +278,13 @@ def test_layout_fits_the_column(browser, base_url, path, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_one_search_box(browser, base_url, width):
-    page, _ = open_page(browser, f"{base_url}book/{CHAPTERS[0]}.html", width)
-    visible = page.evaluate("""[...document.querySelectorAll(
+def test_one_search_box(loaded, width):
+    visible = loaded(f"book/{CHAPTERS[0]}.html", width)[0].evaluate("""[...document.querySelectorAll(
         '.search-button-field, .search-button__button, input[type="search"], form.bd-search')]
         .filter(e => { const r = e.getBoundingClientRect();
                        return e.checkVisibility() && r.width > 0 && r.right > 0 && r.left < innerWidth; })
         .filter((e, i, all) => !all.some(o => o !== e && o.contains(e)))
         .map(e => e.className)""")
-    page.close()
     assert len(visible) == 1, f"search controls visible at {width} px: {visible}"
 
 
@@ -261,15 +292,13 @@ HASHED = re.compile(r"[0-9a-f]{16,}|\.(png|mp4)\b")
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_figure_and_video_is_numbered_captioned_and_described(browser, base_url, chapter):
-    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
-    media = page.evaluate("""[...document.querySelectorAll('article.bd-article img, article.bd-article video')]
+def test_every_figure_and_video_is_numbered_captioned_and_described(loaded, chapter):
+    media = loaded(f"book/{chapter}.html")[0].evaluate("""[...document.querySelectorAll('article.bd-article img, article.bd-article video')]
         .map(e => { const fig = e.closest('figure'); const cap = fig && fig.querySelector('figcaption');
                     return {tag: e.tagName.toLowerCase(), alt: e.getAttribute(e.tagName === 'IMG' ? 'alt' : 'aria-label'),
                             number: cap ? cap.querySelector('.caption-number')?.textContent.trim() : null,
                             caption: cap ? cap.querySelector('.caption-text')?.textContent.trim() : null,
                             id: fig && fig.id}; })""")
-    page.close()
     videos = sum(m["tag"] == "video" for m in media)
     assert videos == len(media_seconds(chapter))
     # every video went through utils.Chapter.video, which refuses frames that leave their axes
@@ -297,14 +326,13 @@ CODE_API = re.compile(r"\b(?:simkit|utils|energies|ch)(?:\.[A-Za-z_]\w*)+")
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_api_name_in_a_chapter_links_to_its_entry(browser, base_url, site_dir, chapter):
+def test_every_api_name_in_a_chapter_links_to_its_entry(loaded, site_dir, chapter):
     entries = api_entries(site_dir)
     assert {"simkit.edge_lengths", "simkit.energies.bending_energy_x", "utils.Chapter.figure",
             "utils.animate_springs_grid"} <= set(entries)
     # short names of module-level objects (a bare `energy` in prose may be a chapter's own method)
     short = {name.rsplit(".", 1)[-1] for name in entries if name.rsplit(".", 1)[0] not in entries}
-    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
-    found = page.evaluate("""() => {
+    found = loaded(f"book/{chapter}.html")[0].evaluate("""() => {
       const art = document.querySelector('article.bd-article');
       const prose = [...art.querySelectorAll('code')].filter(c => !c.closest('.cell, pre'))
         .map(c => ({text: c.textContent.trim(), href: c.closest('a')?.getAttribute('href') || null}));
@@ -317,7 +345,6 @@ def test_every_api_name_in_a_chapter_links_to_its_entry(browser, base_url, site_
       });
       return {prose, cells};
     }""")
-    page.close()
     unlinked = []
     for code in found["prose"]:
         name = re.sub(r"\(.*$", "", code["text"]).lstrip("~")
@@ -337,8 +364,8 @@ def test_every_api_name_in_a_chapter_links_to_its_entry(browser, base_url, site_
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_solutions_are_folded_until_asked_for(browser, base_url, chapter):
-    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
+def test_solutions_are_folded_until_asked_for(loaded, chapter):
+    page, _ = loaded(f"book/{chapter}.html")
     solutions = page.locator(".cell.tag_hide-cell")
     assert 3 <= solutions.count() <= 5
     for i in range(solutions.count()):
@@ -347,39 +374,43 @@ def test_solutions_are_folded_until_asked_for(browser, base_url, chapter):
         assert not output.is_visible(), f"{chapter}: solution {i + 1} is not folded"
         solution.locator("summary").first.click()
         assert output.is_visible() and f"exercise {i + 1}:" in output.inner_text()
-    page.close()
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_ends_with_its_references(browser, base_url, chapter):
-    page, _ = open_page(browser, f"{base_url}book/{chapter}.html")
-    refs = page.evaluate("""() => {
+def test_chapter_ends_with_its_references(loaded, chapter):
+    refs = loaded(f"book/{chapter}.html")[0].evaluate("""() => {
       const section = document.querySelector('section#references');
       const notes = section ? [...section.querySelectorAll('aside.footnote')] : [];
       const cites = [...document.querySelectorAll('article a.footnote-reference')].map(a => a.getAttribute('href'));
       return {notes: notes.map(n => n.id), texts: notes.map(n => n.textContent), cites};
     }""")
-    page.close()
     assert len(refs["notes"]) >= 3, f"{chapter}: references section"
     assert set(refs["cites"]) == {f"#{note}" for note in refs["notes"]}, "every citation has its reference"
     assert all(re.search(r"\b(19|20)\d\d\b", text) for text in refs["texts"])
 
 
-def test_api_docstring_math_is_typeset(browser, base_url, site_dir):
+API_PAGES = [path for path in PAGES if path.startswith("book/api/")]
+
+
+def test_api_reference_has_a_page_per_concern_and_utils_docstrings_carry_math(site_dir):
     pages = sorted(p.name for p in (site_dir / "book" / "api").glob("*.html"))
     assert {"simkit.html", "energies.html", "integrators.html", "solvers.html", "filesystem.html", "terms.html",
             "utils.html", "utils_publish.html", "utils_plots2d.html", "utils_mesh3d.html"} <= set(pages)
-    utils_typeset = 0
-    for name in pages:
-        page, problems = open_page(browser, f"{base_url}book/api/{name}")
-        text = page.inner_text("article")
-        typeset = page.locator("mjx-container").count()
-        page.close()
-        assert problems == []
-        assert ":math:" not in text and "\\(" not in text, f"api/{name} shows raw math"
-        if name.startswith("utils"):
-            utils_typeset += typeset
-    assert utils_typeset >= 8, "utils' docstrings (one page per concern) carry typeset math"
+    assert sorted(f"book/api/{name}" for name in pages) == sorted(API_PAGES), "every API page is in _toc.yml"
+    # Sphinx's math spans, which MathJax typesets (test_api_docstring_math_is_typeset checks it does)
+    utils_math = sum((site_dir / "book" / "api" / name).read_text().count('<span class="math notranslate')
+                     for name in pages if name.startswith("utils"))
+    assert utils_math >= 8, "utils' docstrings (one page per concern) carry math"
+
+
+@pytest.mark.parametrize("path", API_PAGES)
+def test_api_docstring_math_is_typeset(loaded, path):
+    page, problems = loaded(path)
+    text = page.inner_text("article")
+    assert problems == []
+    assert ":math:" not in text and "\\(" not in text, f"{path} shows raw math"
+    if '<span class="math notranslate' in page.content():
+        assert page.locator("mjx-container").count() > 0, f"{path}: its math was not typeset"
 
 
 def test_api_right_hand_contents_use_short_names(site_dir):
@@ -391,14 +422,13 @@ def test_api_right_hand_contents_use_short_names(site_dir):
 EXEC_TABLE_HEAD = ["Document", "Modified", "Method", "Run Time (s)", "Status"]
 
 
-def test_status_page_tables_every_chapters_execution(browser, base_url):
+def test_status_page_tables_every_chapters_execution(loaded):
     """The execution table itself (not the sidebar, which names every chapter on every page)."""
-    page, problems = open_page(browser, base_url + "book/status.html")
+    page, problems = loaded("book/status.html")
     tables = page.evaluate("[...document.querySelectorAll('article table')].map(t => ({"
                            "head: [...t.querySelectorAll('thead th')].map(c => c.innerText.trim()),"
                            "rows: [...t.querySelectorAll('tbody tr')].map(r => "
                            "[...r.querySelectorAll('td')].map(c => c.innerText.trim()))}))")
-    page.close()
     (table,) = [t for t in tables if t["head"] == EXEC_TABLE_HEAD]
     rows = {row[0]: dict(zip(EXEC_TABLE_HEAD, row)) for row in table["rows"]}
     chapters = [f"book/{name}" for name in CHAPTERS]

@@ -35,8 +35,10 @@ def changed(a, b):
     return float((np.abs(a - b).max(axis=2) > PIXEL_TOL).mean())
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cloth_page(browser, base_url):  # noqa: F811
+    """The chapter page, loaded once: each check compares the view before and after its own gesture
+    (the slider check, first, also reads the initial time)."""
     page, problems = open_page(browser, base_url + PAGE)
     page.wait_for_selector(f"{VIEW} .gl-container canvas", state="attached")
     page.wait_for_function(f"document.querySelector('{VIEW}')._fullLayout !== undefined")
