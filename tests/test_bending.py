@@ -85,11 +85,11 @@ def test_2d_closed_form_projection_at_rest_and_for_many_random_hinges():
     theta0 = rng.uniform(-3, 3, (40, 1))
     kappa = rng.uniform(0.1, 5.0, (40, 1))
     x = X.reshape(-1, 1)
-    H = bending_hessian_x(x, C, theta0, kappa, psd=True).toarray()
+    H = bending_hessian_x(x, C, theta0, kappa, psd="exact").toarray()
     H_ref = _projected_reference(x, C, theta0, kappa)
     np.testing.assert_allclose(H, H_ref, atol=ROUNDOFF * np.abs(H_ref).max())
     at_rest = simkit.dihedral_angles(X, C)
-    H0 = bending_hessian_x(x, C, at_rest, kappa, psd=True).toarray()
+    H0 = bending_hessian_x(x, C, at_rest, kappa, psd="exact").toarray()
     np.testing.assert_allclose(H0, _projected_reference(x, C, at_rest, kappa), atol=ROUNDOFF * np.abs(H0).max())
 
 

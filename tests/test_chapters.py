@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, toc_chapters
-from reference_models import elastic_catenary_sag
+from reference_models import cantilever_014, elastic_catenary_sag
 
 CHAPTERS = ["011_mass_springs", "014_bending_stiffness"]      # the chapters whose numbers are checked here
 TOC_CHAPTERS = toc_chapters()                                  # every chapter the site shows (015 too, once listed)
@@ -178,6 +178,15 @@ def test_014_tip_error_falls_at_first_order(printed):
     assert len(errors) == 5
     assert all(a > b for a, b in zip(errors, errors[1:]))
     assert 0.8 <= number(r"observed order of convergence \(N = 5 to 33\): (\S+)", out) <= 1.3
+
+
+def test_014_tip_errors_are_against_a_converged_reference(printed):
+    """Every printed tip error equals |tip_y(N) - tip_y(129)| of beams solved to a 1e-9 step."""
+    found = re.findall(r"N = +(\d+):  tip error = (\S+)", printed["014_bending_stiffness"])
+    assert [int(N) for N, _ in found] == [5, 9, 17, 33, 65]
+    reference = cantilever_014(129)[-1, 1]
+    for N, error in found:
+        assert error == f"{abs(cantilever_014(int(N))[-1, 1] - reference):.2e}", f"N = {N}"
 
 
 def test_014_stiff_tip_against_euler_bernoulli(printed):
