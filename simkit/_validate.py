@@ -46,8 +46,7 @@ def real_array(a, name):
 
 def finite(arr, name):
     """Raise ValueError unless every entry of the float array `arr` is finite; return `arr`."""
-    # a finite sum has only finite terms (NaN and inf propagate): one pass in the common case
-    if math.isfinite(np.add.reduce(arr, axis=None)) or np.isfinite(arr).all():
+    if np.isfinite(arr).all():
         return arr
     bad = ~np.isfinite(arr)
     first = np.unravel_index(int(np.argmax(bad)), arr.shape)
