@@ -147,16 +147,20 @@ def det_derivatives(sigma):
     return c, C, other
 
 
+def positive_definite(A):
+    """Whether each symmetric A (d, d, t) is positive definite: Sylvester's criterion on the leading minors, (t,)."""
+    ok = (A[0, 0] > 0) & (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0] > 0)
+    return ok & (det(A) > 0) if A.shape[0] == 3 else ok
+
+
 def clamp(A, flip, twist):
     """The eigensystem with every eigenvalue clamped at 0.
 
-    A is projected through its own eigenvectors (``jacobi_eigh``), only where it is not already
-    positive semi-definite (Sylvester's criterion on the leading minors decides; a PSD A is
-    returned unchanged, as a projection would, up to round-off).
+    A is projected through its own eigenvectors (``jacobi_eigh``), only where it is not
+    positive definite (``positive_definite``; a PSD A is returned unchanged, as a projection
+    would, up to round-off).
     """
-    d = A.shape[0]
-    minors = [A[0, 0], A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]] + ([det(A)] if d == 3 else [])
-    bad = np.flatnonzero(~np.logical_and.reduce([m > 0 for m in minors]))
+    bad = np.flatnonzero(~positive_definite(A))
     if bad.size:
         lam, W = jacobi_eigh(A[..., bad])
         A = A.copy()

@@ -23,7 +23,7 @@ import scipy.sparse as sps
 
 from .. import _assembly, _isotropic_eigensystem, _validate
 from .._cache import ArrayKeyedCache
-from .._small_matrices import components, det, stacked
+from .._small_matrices import components, det, matmul, stacked
 
 
 class Material:
@@ -34,16 +34,18 @@ class Material:
     eigensystem (``simkit._isotropic_eigensystem``), or None when the exact Hessian is already
     PSD (linear elasticity); dPdF None: built from the eigensystem. positive_det: only defined
     for det F > 0 (+inf energy; gradient and Hessian raise). nonzero_lam: lam = 0 is an error.
-    Optional closed forms of the x-space element blocks: x_upper(F, mu, lam, G) -> upper entries
-    (u, t) of the exact Hessian (neo-Hookean), x_blocks(F, mu, G, psd, gram) -> (t, p, p) blocks
-    exact and projected (ARAP); mu and lam arrive multiplied by vol.
+    Optional closed form of the x-space element blocks: x_upper(F, mu, lam, Gc, GG, svd, psd) ->
+    upper entries (u, t) (``_assembly.upper_layout``) of ``L^T dP/dF L``, Gc (d+1, d, t), GG
+    (``Structure.gg``), svd ``svd_rv(F)`` or None, mu and lam already times vol; with
+    x_upper_projects it projects them itself (and always gets svd), otherwise it returns the
+    exact blocks and psd clamps them through ``correct_twists`` / ``project_elements``.
     """
 
     def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True, x_upper=None,
-                 nonzero_lam=False, x_blocks=None):
+                 nonzero_lam=False, x_upper_projects=False):
         self.name, self.psi, self.P, self._dPdF = name, psi, P, dPdF
         self.eigenvalues, self.positive_det, self.uses_lam = eigenvalues, positive_det, uses_lam
-        self._x_upper, self.nonzero_lam, self._x_blocks = x_upper, nonzero_lam, x_blocks
+        self.x_upper, self.nonzero_lam, self.x_upper_projects = x_upper, nonzero_lam, x_upper_projects
 
     def check_domain(self, F, name):
         """ValueError naming the elements with det F <= 0 where the energy is undefined there."""
@@ -63,20 +65,12 @@ class Material:
         U, sigma, V = _isotropic_eigensystem.svd_rv(F)
         return _isotropic_eigensystem.hessian(U, V, *self.eigenvalues(sigma, mu, lam), project=psd)
 
-    def closed_form_blocks(self, psd):
-        """Whether ``x_upper`` (closed-form upper entries) replaces ``x_blocks`` for this Hessian."""
-        return self._x_upper is not None and not psd
+    def closed_form_blocks(self):
+        """Whether ``x_upper`` (closed-form upper entries) replaces ``x_blocks``."""
+        return self.x_upper is not None
 
-    def x_upper(self, F, mu, lam, vol, G):
-        """Upper entries (u, t) of the exact ``vol L^T dP/dF L`` (G (d+1, d, t), component-major)."""
-        return self._x_upper(F, mu * vol, lam * vol, G)
-
-    def x_blocks(self, F, mu, lam, vol, G, psd, gram):
-        """Every element's x-space block ``vol L^T dP/dF L``: (t, (d+1)d, (d+1)d), for P1 elements (G (t, d+1, d)).
-
-        gram: the blocks ``L^T L = G G^T (x) I`` of the same elements (``Structure.gram``)."""
-        if self._x_blocks is not None:
-            return self._x_blocks(F, mu * vol, G, psd, gram)
+    def x_blocks(self, F, mu, lam, vol, G, psd):
+        """Every element's x-space block ``vol L^T dP/dF L``: (t, (d+1)d, (d+1)d), for P1 elements (G (t, d+1, d))."""
         if self.eigenvalues is not None and (psd or self._dPdF is None):
             U, sigma, V = _isotropic_eigensystem.svd_rv(F)
             A, flip, twist = self.eigenvalues(sigma, mu, lam)
@@ -184,13 +178,14 @@ class Structure:
             self._Gc = np.ascontiguousarray(np.moveaxis(self.G, 0, -1))
         return self._Gc
 
-    def gram(self):
-        """``L_e^T L_e = (G G^T)_ab delta_ic`` of every element, (t, p, p) (cached: it depends on the rest mesh only)."""
-        if getattr(self, "_gram", None) is None:
-            t, q, d = self.G.shape
-            GG = self.G @ np.swapaxes(self.G, 1, 2)
-            self._gram = (GG[:, :, None, :, None] * np.eye(d)[None, None, :, None, :]).reshape(t, q * d, q * d)
-        return self._gram
+    def gg(self):
+        """``(G G^T)_ab`` of every element for the node pairs of ``block_layout`` then a = b: (p + d + 1, t) (cached)."""
+        if getattr(self, "_gg", None) is None:
+            Gc = self.components()
+            A, B = block_layout(*Gc.shape[:2])[:2]
+            pair = np.concatenate([A, np.arange(Gc.shape[0])]), np.concatenate([B, np.arange(Gc.shape[0])])
+            self._gg = np.einsum("ajt,ajt->at", Gc[pair[0]], Gc[pair[1]])
+        return self._gg
 
     def buffer(self):
         """A reused (t, p, p) array for the element blocks (a fresh 40 MB array costs its page faults each call)."""
@@ -279,6 +274,80 @@ def upper_indices(q, d):
     return rows // d, rows % d, cols // d, cols % d
 
 
+@functools.lru_cache(maxsize=None)
+def block_layout(q, d):
+    """The node blocks of ``_assembly.upper_layout``: its off-diagonal blocks are the node pairs (A, B), a < b,
+    each a full row-major d x d block; then each diagonal block's upper triangle (I, K)."""
+    A, B = np.triu_indices(q, 1)
+    I, K = np.triu_indices(d)
+    return A, B, I, K
+
+
+def split_upper(upper, q, d):
+    """Views of upper entries (u, t): the off-diagonal blocks (pairs, d, d, t), the diagonal ones (q, d(d+1)/2, t)."""
+    n = q * (q - 1) // 2 * d * d
+    t = upper.shape[-1]
+    return upper[:n].reshape(-1, d, d, t), upper[n:].reshape(q, -1, t)
+
+
+def add_outer_upper(upper, w, coef):
+    """``upper += upper entries of coef w w^T`` for x-space vectors w (d+1, d, t) (node-major), coef (t,)."""
+    q, d, t = w.shape
+    A, B, I, K = block_layout(q, d)
+    off, diag = split_upper(upper, q, d)
+    cw = coef * w
+    off += cw[A][:, :, None] * w[B][:, None, :]
+    diag += cw[:, I] * w[:, K]
+
+
+def add_identity_upper(upper, coef, GG, q, d):
+    """``upper += upper entries of coef (G G^T) (x) I`` (``L^T L`` scaled by coef (t,)); GG from ``Structure.gg``."""
+    A, _, I, K = block_layout(q, d)
+    off, diag = split_upper(upper, q, d)
+    r = np.arange(d)
+    off[:, r, r] += (coef * GG[:A.size])[:, None]
+    diag[:, I == K] += (coef * GG[A.size:])[:, None]
+
+
+def pair_modes(U, V, Gc):
+    """x-space vectors of the twist directions ``u_i v_j^T - u_j v_i^T`` of every pair: (p, d+1, d, t).
+
+    The F-space direction ``u_p v_r^T`` maps to ``(G V)_ar U_cp`` at node a, component c."""
+    GV = matmul(Gc, V)
+    return [GV[:, j, None] * U[None, :, i] - GV[:, i, None] * U[None, :, j]
+            for i, j in _isotropic_eigensystem.pairs(U.shape[0])]
+
+
+def new_upper(q, d, t, fill=None):
+    """An array for the upper entries (u, t) of t element blocks (zeros with fill=0)."""
+    u = q * (q - 1) // 2 * d * d + q * d * (d + 1) // 2
+    return np.empty((u, t)) if fill is None else np.full((u, t), float(fill))
+
+
+def correct_twists(upper, mat, U, sigma, V, mu, lam, Gc):
+    """Clamp the negative twist eigenvalues of exact blocks given by their upper entries (u, t), in place:
+    ``B - sum_pairs min(twist, 0) / 2 w w^T`` (``pair_modes``). That is the whole projection where
+    the flip eigenvalues are >= 0 and A is positive definite (mild compression, the common case);
+    returns the indices of the other elements, for ``project_elements``. mu and lam: times vol."""
+    A, flip, twist = mat.eigenvalues(sigma, mu, lam)
+    for w, tw in zip(pair_modes(U, V, Gc), twist):
+        if (tw < 0).any():
+            add_outer_upper(upper, w, -0.5 * np.minimum(tw, 0.0))
+    return np.flatnonzero((flip < 0).any(axis=0) | ~_isotropic_eigensystem.positive_definite(A))
+
+
+def project_elements(upper, which, mat, U, sigma, V, mu, lam, Gc):
+    """Overwrite the upper entries (u, t) of elements `which` with their projected blocks (``isotropic_blocks``)."""
+    if not which.size:
+        return
+    q, d, _ = Gc.shape
+    U, sigma, V, Gc = U[..., which], sigma[:, which], V[..., which], Gc[..., which]
+    A, flip, twist = _isotropic_eigensystem.clamp(*mat.eigenvalues(sigma, mu[which], lam[which]))
+    blocks = isotropic_blocks(stacked(U), stacked(V), stacked(A), flip.T, twist.T, stacked(Gc))
+    rows, cols = _assembly.upper_layout(q, d)
+    upper[:, which] = blocks[:, rows, cols].T
+
+
 # elements per block of the Hessian kernels: their many small temporaries then stay in cache
 CHUNK = 2048
 
@@ -304,18 +373,27 @@ def hessian(mat, struct, F, mu, lam, vol, psd):
     if struct.G is None:
         L = struct.operator.local
         return struct.operator.pattern.matrix(np.swapaxes(L, 1, 2) @ stacked(mat.dPdF(F, mu, lam, psd) * vol) @ L)
-    if mat.closed_form_blocks(psd):
+    if mat.closed_form_blocks():
         q, d = struct.G.shape[1:]
-        upper = np.empty((len(upper_indices(q, d)[0]), t))
-        Gc = struct.components()
+        Gc, GG = struct.components(), struct.gg()
+        correct = psd and not mat.x_upper_projects
+        svd = _isotropic_eigensystem.svd_rv(F) if correct or mat.x_upper_projects else None
+        mu, lam = mu * vol, lam * vol
+        upper, rest = new_upper(q, d, t), []
         for s in range(0, t, CHUNK):
             e = slice(s, s + CHUNK)
-            upper[:, e] = mat.x_upper(F[..., e], mu[e], lam[e], vol[e], Gc[..., e])
+            part = None if svd is None else [a[..., e] for a in svd]
+            block = mat.x_upper(F[..., e], mu[e], lam[e], Gc[..., e], GG[:, e], part, psd)
+            if correct:
+                rest.append(s + correct_twists(block, mat, *part, mu[e], lam[e], Gc[..., e]))
+            upper[:, e] = block
+        if correct:
+            project_elements(upper, np.concatenate(rest), mat, *svd, mu, lam, Gc)
         return struct.pattern.matrix(upper)
     blocks = struct.buffer()
     for s in range(0, t, CHUNK):
         e = slice(s, s + CHUNK)
-        blocks[e] = mat.x_blocks(F[..., e], mu[e], lam[e], vol[e], struct.G[e], psd, struct.gram()[e])
+        blocks[e] = mat.x_blocks(F[..., e], mu[e], lam[e], vol[e], struct.G[e], psd)
     return struct.matrix(blocks)
 
 

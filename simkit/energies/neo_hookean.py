@@ -48,20 +48,25 @@ def _dPdF(F, mu, lam):
     return H
 
 
-def _x_upper(F, mu, lam, G):
+def _x_upper(F, mu, lam, Gc, GG, svd, psd):
     """Upper entries (u, t) of the element blocks ``L^T dP/dF L`` in closed form, with W = G F^{-1}:
-    ``B[(a, i), (b, c)] = mu delta_ic (G G^T)_ab + lam W_ai W_bc + (mu - lam ln J) W_ac W_bi``.
+    ``B[(a, i), (b, c)] = mu delta_ic (G G^T)_ab + lam W_ai W_bc + (mu - lam ln J) W_ac W_bi``;
+    exact only (``_hyperelastic.hessian`` projects them).
 
-    Component-major (element axis last) like the formulas above; G is (d+1, d, t)."""
-    q, d, t = G.shape
+    Component-major (element axis last) like the formulas above; Gc is (d+1, d, t)."""
+    q, d, t = Gc.shape
     Jdet = det(F)
-    W = matmul(G, np.swapaxes(cofactor(F), 0, 1)) / Jdet               # G F^{-1}, F^{-1} = cof(F)^T / J
-    a, i, b, c = _he.upper_indices(q, d)
-    Wf = W.reshape(q * d, t)
-    out = lam * Wf[a * d + i] * Wf[b * d + c] + (mu - lam * np.log(Jdet)) * Wf[a * d + c] * Wf[b * d + i]
-    same = i == c
-    out[same] += mu * matmul(G, np.swapaxes(G, 0, 1))[a[same], b[same]]
-    return out
+    W = matmul(Gc, np.swapaxes(cofactor(F), 0, 1)) / Jdet             # G F^{-1}, F^{-1} = cof(F)^T / J
+    k = mu - lam * np.log(Jdet)
+    A, B, I, K = _he.block_layout(q, d)
+    upper = _he.new_upper(q, d, t)
+    off, diag = _he.split_upper(upper, q, d)
+    WA, WB = W[A], W[B]
+    np.multiply((lam * WA)[:, :, None], WB[:, None, :], out=off)     # node pair (a, b): entry (i, c)
+    off += WB[:, :, None] * (k * WA)[:, None, :]
+    np.multiply((lam + k) * W[:, I], W[:, K], out=diag)
+    _he.add_identity_upper(upper, mu, GG, q, d)
+    return upper
 
 
 def _eigenvalues(s, mu, lam):
