@@ -42,7 +42,8 @@ def jacobi_eigh(S):
     """
     d, t = S.shape[0], S.shape[-1]
     a = {(p, q): S[p, q] for p in range(d) for q in range(p, d)}
-    V = [[np.ones(t) if i == j else np.zeros(t) for j in range(d)] for i in range(d)]
+    V = np.zeros((d, d, t))
+    V[np.arange(d), np.arange(d)] = 1.0
     for _ in range(1 if d == 2 else JACOBI_SWEEPS):
         for p, q in pairs(d):
             apq = a[p, q]
@@ -57,9 +58,9 @@ def jacobi_eigh(S):
                 if r != p and r != q:
                     rp, rq = (min(r, p), max(r, p)), (min(r, q), max(r, q))
                     a[rp], a[rq] = c * a[rp] - s * a[rq], s * a[rp] + c * a[rq]
-            for row in V:
-                row[p], row[q] = c * row[p] - s * row[q], s * row[p] + c * row[q]
-    return np.stack([a[i, i] for i in range(d)]), np.array(V)
+            Vp, Vq = V[:, p], V[:, q]
+            V[:, p], V[:, q] = c * Vp - s * Vq, s * Vp + c * Vq
+    return np.stack([a[i, i] for i in range(d)]), V
 
 
 _TINY = np.finfo(float).tiny

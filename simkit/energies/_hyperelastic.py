@@ -51,7 +51,7 @@ class Material:
         """ValueError naming the elements with det F <= 0 where the energy is undefined there."""
         if not self.positive_det:
             return
-        bad = ~(det(F) > 0)
+        bad = np.concatenate([~(det(F[..., s:s + CHUNK]) > 0) for s in range(0, F.shape[-1], CHUNK)])
         if bad.any():
             which = np.flatnonzero(bad)
             shown = ", ".join(str(i) for i in which[:10]) + (", ..." if which.size > 10 else "")
@@ -182,7 +182,7 @@ class Structure:
         """``(G G^T)_ab`` of every element for the node pairs of ``block_layout`` then a = b: (p + d + 1, t) (cached)."""
         if getattr(self, "_gg", None) is None:
             Gc = self.components()
-            A, B = block_layout(*Gc.shape[:2])[:2]
+            A, B = np.triu_indices(Gc.shape[0], 1)
             pair = np.concatenate([A, np.arange(Gc.shape[0])]), np.concatenate([B, np.arange(Gc.shape[0])])
             self._gg = np.einsum("ajt,ajt->at", Gc[pair[0]], Gc[pair[1]])
         return self._gg
@@ -276,37 +276,44 @@ def upper_indices(q, d):
 
 @functools.lru_cache(maxsize=None)
 def block_layout(q, d):
-    """The node blocks of ``_assembly.upper_layout``: its off-diagonal blocks are the node pairs (A, B), a < b,
-    each a full row-major d x d block; then each diagonal block's upper triangle (I, K)."""
+    """The node blocks of ``_assembly.upper_layout`` as row indices (numpy gathers fast along the first axis only).
+
+    Returns A, B (node pairs a < b of the off-diagonal blocks, each a full row-major d x d
+    block), I, K (rows ``a*d + i``, ``a*d + k`` of node-major x-space vectors (q*d, t) for the
+    upper triangle i <= k of each diagonal block, in order), and ``eye``, ``src``: the upper
+    entries with i = c (the identity pattern of ``L^T L``) and the row of ``Structure.gg`` each reads.
+    """
     A, B = np.triu_indices(q, 1)
-    I, K = np.triu_indices(d)
-    return A, B, I, K
+    i, k = np.triu_indices(d)
+    I, K = (np.arange(q)[:, None] * d + i).ravel(), (np.arange(q)[:, None] * d + k).ravel()
+    n = A.size * d * d
+    r = np.arange(d)
+    eye = np.concatenate([(np.arange(A.size)[:, None] * d * d + r * d + r).ravel(),
+                          n + (np.arange(q)[:, None] * i.size + np.flatnonzero(i == k)).ravel()])
+    src = np.concatenate([np.repeat(np.arange(A.size), d), A.size + np.repeat(np.arange(q), d)])
+    return A, B, I, K, eye, src
 
 
 def split_upper(upper, q, d):
-    """Views of upper entries (u, t): the off-diagonal blocks (pairs, d, d, t), the diagonal ones (q, d(d+1)/2, t)."""
+    """Views of upper entries (u, t): the off-diagonal blocks (pairs, d, d, t) and the diagonal blocks' rows."""
     n = q * (q - 1) // 2 * d * d
-    t = upper.shape[-1]
-    return upper[:n].reshape(-1, d, d, t), upper[n:].reshape(q, -1, t)
+    return upper[:n].reshape(-1, d, d, upper.shape[-1]), upper[n:]
 
 
 def add_outer_upper(upper, w, coef):
     """``upper += upper entries of coef w w^T`` for x-space vectors w (d+1, d, t) (node-major), coef (t,)."""
     q, d, t = w.shape
-    A, B, I, K = block_layout(q, d)
+    A, B, I, K = block_layout(q, d)[:4]
     off, diag = split_upper(upper, q, d)
     cw = coef * w
     off += cw[A][:, :, None] * w[B][:, None, :]
-    diag += cw[:, I] * w[:, K]
+    diag += cw.reshape(q * d, t)[I] * w.reshape(q * d, t)[K]
 
 
 def add_identity_upper(upper, coef, GG, q, d):
     """``upper += upper entries of coef (G G^T) (x) I`` (``L^T L`` scaled by coef (t,)); GG from ``Structure.gg``."""
-    A, _, I, K = block_layout(q, d)
-    off, diag = split_upper(upper, q, d)
-    r = np.arange(d)
-    off[:, r, r] += (coef * GG[:A.size])[:, None]
-    diag[:, I == K] += (coef * GG[A.size:])[:, None]
+    eye, src = block_layout(q, d)[4:]
+    upper[eye] += coef * GG[src]
 
 
 def pair_modes(U, V, Gc):
@@ -337,19 +344,18 @@ def correct_twists(upper, mat, U, sigma, V, mu, lam, Gc):
 
 
 def project_elements(upper, which, mat, U, sigma, V, mu, lam, Gc):
-    """Overwrite the upper entries (u, t) of elements `which` with their projected blocks (``isotropic_blocks``)."""
-    if not which.size:
-        return
+    """Overwrite the upper entries (u, t) of elements `which` with their projected blocks (``isotropic_blocks``);
+    U, sigma, V: their SVD."""
     q, d, _ = Gc.shape
-    U, sigma, V, Gc = U[..., which], sigma[:, which], V[..., which], Gc[..., which]
     A, flip, twist = _isotropic_eigensystem.clamp(*mat.eigenvalues(sigma, mu[which], lam[which]))
-    blocks = isotropic_blocks(stacked(U), stacked(V), stacked(A), flip.T, twist.T, stacked(Gc))
+    blocks = isotropic_blocks(stacked(U), stacked(V), stacked(A), flip.T, twist.T, stacked(Gc[..., which]))
     rows, cols = _assembly.upper_layout(q, d)
     upper[:, which] = blocks[:, rows, cols].T
 
 
-# elements per block of the Hessian kernels: their many small temporaries then stay in cache
-CHUNK = 2048
+# elements per block of the kernels: their many temporaries then stay in cache and are reused by
+# malloc (fresh arrays of a whole mesh cost their page faults, which dominate elementwise numpy here)
+CHUNK = 4096
 
 
 # ------------------------------------------------------------------ global tier kernels (checked inputs)
@@ -363,8 +369,12 @@ def energy(mat, F, mu, lam, vol):
 
 def gradient(mat, J, F, mu, lam, vol):
     mat.check_domain(F, "X")
-    P = mat.P(F, mu, lam) * vol
-    return np.asarray(J.T @ stacked(P).reshape(-1, 1))
+    d, t = F.shape[0], F.shape[-1]
+    P = np.empty((t, d, d))                                 # J's row order (e, i, j)
+    for s in range(0, t, CHUNK):
+        e = slice(s, s + CHUNK)
+        P[e] = np.moveaxis(mat.P(F[..., e], mu[e], lam[e]) * vol[e], -1, 0)
+    return np.asarray(J.T @ P.reshape(-1, 1))
 
 
 def hessian(mat, struct, F, mu, lam, vol, psd):
@@ -377,18 +387,20 @@ def hessian(mat, struct, F, mu, lam, vol, psd):
         q, d = struct.G.shape[1:]
         Gc, GG = struct.components(), struct.gg()
         correct = psd and not mat.x_upper_projects
-        svd = _isotropic_eigensystem.svd_rv(F) if correct or mat.x_upper_projects else None
         mu, lam = mu * vol, lam * vol
         upper, rest = new_upper(q, d, t), []
         for s in range(0, t, CHUNK):
             e = slice(s, s + CHUNK)
-            part = None if svd is None else [a[..., e] for a in svd]
-            block = mat.x_upper(F[..., e], mu[e], lam[e], Gc[..., e], GG[:, e], part, psd)
+            svd = _isotropic_eigensystem.svd_rv(F[..., e]) if correct or mat.x_upper_projects else None
+            block = mat.x_upper(F[..., e], mu[e], lam[e], Gc[..., e], GG[:, e], svd, psd)
             if correct:
-                rest.append(s + correct_twists(block, mat, *part, mu[e], lam[e], Gc[..., e]))
+                which = correct_twists(block, mat, *svd, mu[e], lam[e], Gc[..., e])
+                if which.size:
+                    rest.append((s + which, *(a[..., which] for a in svd)))
             upper[:, e] = block
-        if correct:
-            project_elements(upper, np.concatenate(rest), mat, *svd, mu, lam, Gc)
+        if rest:
+            which, U, sigma, V = (np.concatenate(a, axis=-1) for a in zip(*rest))
+            project_elements(upper, which, mat, U, sigma, V, mu, lam, Gc)
         return struct.pattern.matrix(upper)
     blocks = struct.buffer()
     for s in range(0, t, CHUNK):

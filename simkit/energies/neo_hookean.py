@@ -31,9 +31,15 @@ def _psi(F, mu, lam):
     return np.where(Jdet > 0, psi, np.inf)
 
 
+def _cofactor_det(F):
+    """cof F and det F = sum_j F_0j cof_0j (Laplace expansion along the first row)."""
+    C = cofactor(F)
+    return C, (F[0] * C[0]).sum(axis=0)
+
+
 def _P(F, mu, lam):
-    Jdet = det(F)
-    return mu * F + (lam * np.log(Jdet) - mu) / Jdet * cofactor(F)
+    C, Jdet = _cofactor_det(F)
+    return mu * F + (lam * np.log(Jdet) - mu) / Jdet * C
 
 
 def _dPdF(F, mu, lam):
@@ -55,16 +61,17 @@ def _x_upper(F, mu, lam, Gc, GG, svd, psd):
 
     Component-major (element axis last) like the formulas above; Gc is (d+1, d, t)."""
     q, d, t = Gc.shape
-    Jdet = det(F)
-    W = matmul(Gc, np.swapaxes(cofactor(F), 0, 1)) / Jdet             # G F^{-1}, F^{-1} = cof(F)^T / J
+    C, Jdet = _cofactor_det(F)
+    W = matmul(Gc, np.swapaxes(C, 0, 1)) / Jdet                        # G F^{-1}, F^{-1} = cof(F)^T / J
     k = mu - lam * np.log(Jdet)
-    A, B, I, K = _he.block_layout(q, d)
+    A, B, I, K = _he.block_layout(q, d)[:4]
     upper = _he.new_upper(q, d, t)
     off, diag = _he.split_upper(upper, q, d)
     WA, WB = W[A], W[B]
     np.multiply((lam * WA)[:, :, None], WB[:, None, :], out=off)     # node pair (a, b): entry (i, c)
     off += WB[:, :, None] * (k * WA)[:, None, :]
-    np.multiply((lam + k) * W[:, I], W[:, K], out=diag)
+    Wf = W.reshape(q * d, t)
+    np.multiply((lam + k) * Wf[I], Wf[K], out=diag)
     _he.add_identity_upper(upper, mu, GG, q, d)
     return upper
 
