@@ -32,37 +32,57 @@ def pairs(d):
     return [(0, 1)] if d == 2 else [(0, 1), (0, 2), (1, 2)]
 
 
+def _sweep(a, V, d):
+    """One cyclic sweep of Jacobi rotations on the upper entries `a` (dict (p, q) -> (t,)) and eigenvectors V."""
+    for p, q in pairs(d):
+        apq = a[p, q]
+        theta = a[q, q] - a[p, p]
+        two = 2.0 * apq
+        # sqrt(theta^2 + two^2) rather than hypot (several times slower here): entries of F^T F
+        # beyond 1e150 or below 1e-150 are outside any simulation
+        tan = np.copysign(1.0, theta) * two / (np.abs(theta) + np.sqrt(theta * theta + two * two) + _TINY)
+        c = 1.0 / np.sqrt(1.0 + tan * tan)
+        s = tan * c
+        shift = tan * apq
+        a[p, p], a[q, q], a[p, q] = a[p, p] - shift, a[q, q] + shift, np.zeros_like(apq)
+        for r in range(d):
+            if r != p and r != q:
+                rp, rq = (min(r, p), max(r, p)), (min(r, q), max(r, q))
+                a[rp], a[rq] = c * a[rp] - s * a[rq], s * a[rp] + c * a[rq]
+        Vp, Vq = V[:, p], V[:, q]
+        V[:, p], V[:, q] = c * Vp - s * Vq, s * Vp + c * Vq
+
+
 def jacobi_eigh(S):
     """Eigen-decomposition of symmetric (d, d, t) matrices.
 
     Returns eigenvalues (d, t) and eigenvectors (d, d, t) (columns), unsorted. Cyclic Jacobi
     rotations (Golub and Van Loan's sym.schur2, with ``tan = 2 a_pq sign(theta) / (|theta| +
-    hypot(theta, 2 a_pq))``, ``theta = a_qq - a_pp``, which is 0 when a_pq is); one rotation is
-    exact in 2D.
+    sqrt(theta^2 + 4 a_pq^2))``, ``theta = a_qq - a_pp``, which is 0 when a_pq is); one rotation
+    is exact in 2D. In 3D, after ``JACOBI_SWEEPS - 1`` sweeps only the matrices whose
+    off-diagonal part is not yet below round-off of the diagonal get the last sweep.
     """
     d, t = S.shape[0], S.shape[-1]
     a = {(p, q): S[p, q] for p in range(d) for q in range(p, d)}
     V = np.zeros((d, d, t))
     V[np.arange(d), np.arange(d)] = 1.0
-    for _ in range(1 if d == 2 else JACOBI_SWEEPS):
-        for p, q in pairs(d):
-            apq = a[p, q]
-            theta = a[q, q] - a[p, p]
-            two = 2.0 * apq
-            tan = np.copysign(1.0, theta) * two / (np.abs(theta) + np.hypot(theta, two) + _TINY)
-            c = 1.0 / np.sqrt(1.0 + tan * tan)
-            s = tan * c
-            shift = tan * apq
-            a[p, p], a[q, q], a[p, q] = a[p, p] - shift, a[q, q] + shift, 0.0
-            for r in range(d):
-                if r != p and r != q:
-                    rp, rq = (min(r, p), max(r, p)), (min(r, q), max(r, q))
-                    a[rp], a[rq] = c * a[rp] - s * a[rq], s * a[rp] + c * a[rq]
-            Vp, Vq = V[:, p], V[:, q]
-            V[:, p], V[:, q] = c * Vp - s * Vq, s * Vp + c * Vq
+    for _ in range(1 if d == 2 else JACOBI_SWEEPS - 1):
+        _sweep(a, V, d)
+    if d == 3:
+        off = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
+        diag = a[0, 0] * a[0, 0] + a[1, 1] * a[1, 1] + a[2, 2] * a[2, 2]
+        rest = np.flatnonzero(~(off <= _EPS2 * diag))
+        if rest.size:
+            sub = {k: v[rest] for k, v in a.items()}
+            W = V[..., rest]
+            _sweep(sub, W, d)
+            for k, v in sub.items():
+                a[k][rest] = v
+            V[..., rest] = W
     return np.stack([a[i, i] for i in range(d)]), V
 
 
+_EPS2 = np.finfo(float).eps ** 2
 _TINY = np.finfo(float).tiny
 
 
@@ -120,7 +140,10 @@ def svd_rv(F):
             y = y - np.sum(u0 * y, axis=0) * u0
         U[:, 1] = _unit(y, lambda where: _orthogonal_unit(u0[:, where]))
         U[:, 2] = _cross(U[:, 0], U[:, 1])
-    return U, np.sum(U * Y, axis=0), V
+    sigma = np.sum(U * Y, axis=0)
+    for n in range(1, d):          # equal singular values may come out in either order by round-off
+        sigma[n] = np.copysign(np.minimum(np.abs(sigma[n]), np.abs(sigma[n - 1])), sigma[n])
+    return U, sigma, V
 
 
 def det_derivatives(sigma):

@@ -34,10 +34,10 @@ class Material:
     eigensystem (``simkit._isotropic_eigensystem``), or None when the exact Hessian is already
     PSD (linear elasticity); dPdF None: built from the eigensystem. positive_det: only defined
     for det F > 0 (+inf energy; gradient and Hessian raise). nonzero_lam: lam = 0 is an error.
-    Optional closed form of the x-space element blocks: x_upper(F, mu, lam, Gc, GG, svd, psd) ->
-    upper entries (u, t) (``_assembly.upper_layout``) of ``L^T dP/dF L``, Gc (d+1, d, t), GG
-    (``Structure.gg``), svd ``svd_rv(F)`` or None, mu and lam already times vol; with
-    x_upper_projects it projects them itself (and always gets svd), otherwise it returns the
+    Optional closed form of the x-space element blocks: x_upper(out, F, mu, lam, Gc, GG, svd, psd)
+    writes into out (u, t) the upper entries (``_assembly.upper_layout``) of ``L^T dP/dF L``, Gc
+    (d+1, d, t), GG (``Structure.gg``), svd ``svd_rv(F)`` or None, mu and lam already times vol;
+    with x_upper_projects it projects them itself (and always gets svd), otherwise it writes the
     exact blocks and psd clamps them through ``correct_twists`` / ``project_elements``.
     """
 
@@ -297,17 +297,22 @@ def block_layout(q, d):
 def split_upper(upper, q, d):
     """Views of upper entries (u, t): the off-diagonal blocks (pairs, d, d, t) and the diagonal blocks' rows."""
     n = q * (q - 1) // 2 * d * d
-    return upper[:n].reshape(-1, d, d, upper.shape[-1]), upper[n:]
+    return np.reshape(upper[:n], (-1, d, d, upper.shape[-1]), copy=False), upper[n:]
 
 
-def add_outer_upper(upper, w, coef):
-    """``upper += upper entries of coef w w^T`` for x-space vectors w (d+1, d, t) (node-major), coef (t,)."""
+def add_outer_upper(upper, w, coef, first=False):
+    """``upper += upper entries of coef w w^T`` for x-space vectors w (d+1, d, t) (node-major), coef (t,);
+    ``upper =`` with `first`."""
     q, d, t = w.shape
     A, B, I, K = block_layout(q, d)[:4]
     off, diag = split_upper(upper, q, d)
     cw = coef * w
-    off += cw[A][:, :, None] * w[B][:, None, :]
-    diag += cw.reshape(q * d, t)[I] * w.reshape(q * d, t)[K]
+    if first:
+        np.multiply(cw[A][:, :, None], w[B][:, None, :], out=off)
+        np.multiply(cw.reshape(q * d, t)[I], w.reshape(q * d, t)[K], out=diag)
+    else:
+        off += cw[A][:, :, None] * w[B][:, None, :]
+        diag += cw.reshape(q * d, t)[I] * w.reshape(q * d, t)[K]
 
 
 def add_identity_upper(upper, coef, GG, q, d):
@@ -325,10 +330,9 @@ def pair_modes(U, V, Gc):
             for i, j in _isotropic_eigensystem.pairs(U.shape[0])]
 
 
-def new_upper(q, d, t, fill=None):
-    """An array for the upper entries (u, t) of t element blocks (zeros with fill=0)."""
-    u = q * (q - 1) // 2 * d * d + q * d * (d + 1) // 2
-    return np.empty((u, t)) if fill is None else np.full((u, t), float(fill))
+def new_upper(q, d, t):
+    """An uninitialised array for the upper entries (u, t) of t element blocks."""
+    return np.empty((q * (q - 1) // 2 * d * d + q * d * (d + 1) // 2, t))
 
 
 def correct_twists(upper, mat, U, sigma, V, mu, lam, Gc):
@@ -392,12 +396,12 @@ def hessian(mat, struct, F, mu, lam, vol, psd):
         for s in range(0, t, CHUNK):
             e = slice(s, s + CHUNK)
             svd = _isotropic_eigensystem.svd_rv(F[..., e]) if correct or mat.x_upper_projects else None
-            block = mat.x_upper(F[..., e], mu[e], lam[e], Gc[..., e], GG[:, e], svd, psd)
+            block = upper[:, e]
+            mat.x_upper(block, F[..., e], mu[e], lam[e], Gc[..., e], GG[:, e], svd, psd)
             if correct:
                 which = correct_twists(block, mat, *svd, mu[e], lam[e], Gc[..., e])
                 if which.size:
                     rest.append((s + which, *(a[..., which] for a in svd)))
-            upper[:, e] = block
         if rest:
             which, U, sigma, V = (np.concatenate(a, axis=-1) for a in zip(*rest))
             project_elements(upper, which, mat, U, sigma, V, mu, lam, Gc)

@@ -37,20 +37,18 @@ def _eigenvalues(s, mu, lam):
     return A, flip, twist
 
 
-def _x_upper(F, mu, lam, Gc, GG, svd, psd):
-    """Upper entries (u, t) of the element blocks ``L^T dP/dF L``: every mode but the twists has
-    eigenvalue mu, so ``B = mu L^T L + sum_pairs (twist - mu) / 2 w w^T`` with w the x-space twist
+def _x_upper(upper, F, mu, lam, Gc, GG, svd, psd):
+    """Writes the upper entries (u, t) of the element blocks ``L^T dP/dF L``: every mode but the twists
+    has eigenvalue mu, so ``B = mu L^T L + sum_pairs (twist - mu) / 2 w w^T`` with w the x-space twist
     vectors (``_hyperelastic.pair_modes``; twist clamped at 0 with psd). Component-major, Gc (d+1, d, t)."""
     q, d, t = Gc.shape
     U, s, V = svd
-    upper = _he.new_upper(q, d, t, fill=0.0)
-    _he.add_identity_upper(upper, mu, GG, q, d)
-    for (i, j), w in zip(_eig.pairs(d), _he.pair_modes(U, V, Gc)):
+    for n, ((i, j), w) in enumerate(zip(_eig.pairs(d), _he.pair_modes(U, V, Gc))):
         twist = mu * (1.0 - 2.0 / (s[i] + s[j]))
         if psd:
             twist = np.maximum(twist, 0.0)
-        _he.add_outer_upper(upper, w, 0.5 * (twist - mu))
-    return upper
+        _he.add_outer_upper(upper, w, 0.5 * (twist - mu), first=n == 0)
+    _he.add_identity_upper(upper, mu, GG, q, d)
 
 
 MATERIAL = _he.register(_he.Material("arap", _psi, _P, None, _eigenvalues, uses_lam=False, x_upper=_x_upper,

@@ -54,8 +54,8 @@ def _dPdF(F, mu, lam):
     return H
 
 
-def _x_upper(F, mu, lam, Gc, GG, svd, psd):
-    """Upper entries (u, t) of the element blocks ``L^T dP/dF L`` in closed form, with W = G F^{-1}:
+def _x_upper(upper, F, mu, lam, Gc, GG, svd, psd):
+    """Writes the upper entries (u, t) of the element blocks ``L^T dP/dF L`` in closed form, with W = G F^{-1}:
     ``B[(a, i), (b, c)] = mu delta_ic (G G^T)_ab + lam W_ai W_bc + (mu - lam ln J) W_ac W_bi``;
     exact only (``_hyperelastic.hessian`` projects them).
 
@@ -65,7 +65,6 @@ def _x_upper(F, mu, lam, Gc, GG, svd, psd):
     W = matmul(Gc, np.swapaxes(C, 0, 1)) / Jdet                        # G F^{-1}, F^{-1} = cof(F)^T / J
     k = mu - lam * np.log(Jdet)
     A, B, I, K = _he.block_layout(q, d)[:4]
-    upper = _he.new_upper(q, d, t)
     off, diag = _he.split_upper(upper, q, d)
     WA, WB = W[A], W[B]
     np.multiply((lam * WA)[:, :, None], WB[:, None, :], out=off)     # node pair (a, b): entry (i, c)
@@ -73,7 +72,6 @@ def _x_upper(F, mu, lam, Gc, GG, svd, psd):
     Wf = W.reshape(q * d, t)
     np.multiply((lam + k) * Wf[I], Wf[K], out=diag)
     _he.add_identity_upper(upper, mu, GG, q, d)
-    return upper
 
 
 def _eigenvalues(s, mu, lam):
