@@ -127,8 +127,15 @@ def svd_rv(F):
     """
     d, t = F.shape[0], F.shape[-1]
     lam, V = jacobi_eigh(matmul(np.swapaxes(F, 0, 1), F))
-    V = np.take_along_axis(V, np.argsort(-lam, axis=0)[None], axis=1)
-    V[:, d - 1] *= np.where(det(V) < 0, -1.0, 1.0)
+    # sort by decreasing eigenvalue with compare-swaps; V, a product of rotations, then has det -1
+    # exactly where an odd number of swaps was made
+    odd = np.zeros(t, dtype=bool)
+    for p, q in ((0, 1), (1, 2), (0, 1)) if d == 3 else ((0, 1),):
+        swap = lam[p] < lam[q]
+        lam[p], lam[q] = np.where(swap, lam[q], lam[p]), np.where(swap, lam[p], lam[q])
+        V[:, p], V[:, q] = np.where(swap, V[:, q], V[:, p]), np.where(swap, V[:, p], V[:, q])
+        odd ^= swap
+    V[:, d - 1] *= np.where(odd, -1.0, 1.0)
     Y = matmul(F, V)                                      # column n: F v_n
     U = np.empty_like(Y)
     U[:, 0] = _unit(Y[:, 0], lambda where: np.eye(d)[:, :1])
