@@ -11,10 +11,14 @@ deformation Jacobian J (``F = (J x).reshape(t, d, d)``)::
 The Hessian is assembled per element, ``B_e = L_e^T (vol dP/dF)_e L_e`` with ``L_e`` J's rows
 of element e on its own dofs. For a P1 Jacobian (``simkit.deformation_jacobian``: row (e, i, j)
 holds ``dN_a/dX_j`` in the columns of component i of the element's d+1 nodes) ``L_e`` comes
-from the shape-function gradients G, isotropic materials go from their eigensystem straight to
-``B_e`` (``isotropic_blocks``), and the upper triangles of the blocks are summed by the
-pattern of ``simkit._assembly.symmetric_pattern``. Any other operator goes through
-``_assembly.operator_pattern``.
+from the shape-function gradients G. Neo-Hookean and ARAP write the 78 (3D) upper entries of
+``B_e`` in closed form (``x_upper``): neo-Hookean's exact blocks, projected by adding the
+clamped twist modes as rank-1 terms (``correct_twists``; whole projected blocks only for the
+few elements with a negative flip eigenvalue or an indefinite scaling block), ARAP's as
+``mu L^T L`` plus its twist modes. The other isotropic materials go from their eigensystem
+straight to ``B_e`` (``isotropic_blocks``). The upper entries are summed by the pattern of
+``simkit._assembly.symmetric_pattern``. Any other operator goes through
+``_assembly.operator_pattern``. Kernels run in chunks of ``CHUNK`` elements.
 """
 import functools
 
