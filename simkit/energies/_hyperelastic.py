@@ -183,7 +183,7 @@ class Structure:
         return self._Gc
 
     def gg(self):
-        """``(G G^T)_ab`` of every element for the node pairs of ``block_layout`` then a = b: (p + d + 1, t) (cached)."""
+        """``(G G^T)_ab`` of every element for the node pairs a < b of ``block_layout``, then a = b: (rows, t) (cached)."""
         if getattr(self, "_gg", None) is None:
             Gc = self.components()
             A, B = np.triu_indices(Gc.shape[0], 1)
@@ -269,13 +269,6 @@ def isotropic_blocks(U, V, A, flip, twist, G):
         np.multiply(M[..., d + 2 * n], (0.5 * flip[:, n])[:, None, None], out=N[..., d + 2 * n])
         np.multiply(M[..., d + 2 * n + 1], (0.5 * twist[:, n])[:, None, None], out=N[..., d + 2 * n + 1])
     return N.reshape(t, q * d, -1) @ np.swapaxes(M.reshape(t, q * d, -1), 1, 2)
-
-
-@functools.lru_cache(maxsize=None)
-def upper_indices(q, d):
-    """Node a, component i of the row and node b, component c of the column of every upper entry."""
-    rows, cols = _assembly.upper_layout(q, d)
-    return rows // d, rows % d, cols // d, cols % d
 
 
 @functools.lru_cache(maxsize=None)
