@@ -98,7 +98,7 @@ def start_upstream(folder, probs):
     return _upstream.start(folder, UPSTREAM_BODY, arrays)
 
 
-def interleaved(probs, repeats, upstream, blocks=3):
+def interleaved(probs, repeats, upstream, blocks=4):
     """Best-of timings of simkit and (if given) upstream, alternating `blocks` blocks of warm calls."""
     ours, theirs, energies = {}, {}, {}
     for name, p in probs.items():
@@ -106,7 +106,7 @@ def interleaved(probs, repeats, upstream, blocks=3):
             ks = kernels(p, m)
             energies[name, m] = ks["energy"]()
             for kernel in KERNELS:
-                calls = repeats if kernel == "gradient" else max(2, repeats // 2)
+                calls = repeats if kernel == "gradient" else max(3, repeats // 2)
                 t_ours, t_up = [], []
                 for _ in range(blocks):
                     t_ours.append(best_of(ks[kernel], calls))
