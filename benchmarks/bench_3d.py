@@ -24,16 +24,10 @@ simkit. Without
 the folder the upstream columns are skipped with a note.
 """
 import argparse
-import json
 import os
-import platform
-import subprocess
 import sys
-import tempfile
-import time
 
 import numpy as np
-import scipy
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
@@ -43,7 +37,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import simkit  # noqa: E402
 from simkit import energies as en  # noqa: E402
 from simkit.solvers.sparse_solve import sparse_solve  # noqa: E402
-from bench_simkit import best_of  # noqa: E402  (same folder)
+import _upstream  # noqa: E402  (same folder)
+from bench_simkit import best_of  # noqa: E402
 
 CLOTH = 100
 CHAIN = 100_000
@@ -77,18 +72,9 @@ def kernels(x, C, theta0, kappa):
     }
 
 
-UPSTREAM_WORKER = r"""
-import json, os, sys, tempfile, time
-import numpy as np
-folder, data = sys.argv[1], sys.argv[2]
-link = tempfile.mkdtemp()
-os.symlink(os.path.join(folder, "simkit"), os.path.join(link, "simkit"))
-sys.path.insert(0, link)
-import warnings
-warnings.simplefilter("ignore")
+# the worker's body (benchmarks/_upstream.py): upstream's bending functions on the same arrays
+UPSTREAM_BODY = r"""
 from simkit.energies.bending_energy import bending_energy_x, bending_gradient_x, bending_hessian_x
-d = np.load(data)
-kernels = {}
 for name in ("cloth", "chain"):
     x, C, th0, kap = d[name + "_x"], d[name + "_C"], d[name + "_theta0"], d[name + "_kappa"]
     kernels[name] = {
@@ -96,45 +82,17 @@ for name in ("cloth", "chain"):
         "gradient": lambda x=x, C=C, t=th0, k=kap: bending_gradient_x(x, C, t, k),
         "Hessian psd=False": lambda x=x, C=C, t=th0, k=kap: bending_hessian_x(x, C, t, k, psd=False),
         "Hessian psd=True": lambda x=x, C=C, t=th0, k=kap: bending_hessian_x(x, C, t, k, psd=True)}
-print(json.dumps({n: float(bending_energy_x(d[n + "_x"], d[n + "_C"], d[n + "_theta0"], d[n + "_kappa"]))
-                  for n in ("cloth", "chain")}), flush=True)
-for line in sys.stdin:       # one request per line: "problem|kernel|calls"; reply: the fastest call, seconds
-    problem, kernel, calls = line.rstrip("\n").split("|")
-    best = float("inf")
-    for _ in range(int(calls)):
-        t = time.perf_counter()
-        kernels[problem][kernel]()
-        best = min(best, time.perf_counter() - t)
-    print(best, flush=True)
+    energies[name] = float(bending_energy_x(x, C, th0, kap))
 """
 
 
-class Upstream:
-    """Upstream simkit in a worker subprocess, timing a few consecutive calls per request (same arrays)."""
-
-    def __init__(self, folder, problems):
-        self.tmp = tempfile.TemporaryDirectory()
-        data = os.path.join(self.tmp.name, "problems.npz")
-        arrays = {}
-        for name, p in problems.items():
-            # upstream orders a quad (o0, e0, e1, o1); simkit (e0, e1, o0, o1)
-            C = p["C"][:, [2, 0, 1, 3]] if p["C"].shape[1] == 4 else p["C"]
-            arrays.update({name + "_x": p["x"], name + "_C": C, name + "_theta0": p["theta0"],
-                           name + "_kappa": p["kappa"]})
-        np.savez(data, **arrays)
-        self.proc = subprocess.Popen([sys.executable, "-c", UPSTREAM_WORKER, folder, data], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.energies = json.loads(self.proc.stdout.readline())
-
-    def time(self, problem, kernel, calls):
-        self.proc.stdin.write(f"{problem}|{kernel}|{calls}\n")
-        self.proc.stdin.flush()
-        return float(self.proc.stdout.readline())
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-        self.tmp.cleanup()
+def start_upstream(folder, problems):
+    arrays = {}
+    for name, p in problems.items():
+        # upstream orders a quad (o0, e0, e1, o1); simkit (e0, e1, o0, o1)
+        C = p["C"][:, [2, 0, 1, 3]] if p["C"].shape[1] == 4 else p["C"]
+        arrays.update({name + "_x": p["x"], name + "_C": C, name + "_theta0": p["theta0"], name + "_kappa": p["kappa"]})
+    return _upstream.start(folder, UPSTREAM_BODY, arrays)
 
 
 def interleaved(problems, repeats, upstream, blocks=3):
@@ -234,22 +192,15 @@ def solver_rows(H, r):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--upstream", default=os.environ.get("SIMKIT_UPSTREAM"),
-                        help="site-packages folder holding upstream simkit (default: $SIMKIT_UPSTREAM)")
+    _upstream.add_upstream_argument(parser)
     parser.add_argument("--repeats", type=int, default=7, help="warm calls per figure (best is reported)")
     parser.add_argument("--no-solver", action="store_true", help="skip the Newton-solve table")
     args = parser.parse_args()
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-               platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
-    print(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
-          f"numpy {np.__version__}, scipy {scipy.__version__}; load average {os.getloadavg()[0]:.1f}")
+    _upstream.print_machine()
 
     cloth, chain = cloth_problem(), chain_problem()
     problems = {"cloth": cloth, "chain": chain}
-    folder = args.upstream
-    upstream = Upstream(folder, problems) if folder and os.path.isdir(os.path.join(folder, "simkit")) else None
-    if upstream is None:
-        print("note: upstream simkit not given (--upstream or SIMKIT_UPSTREAM); upstream columns skipped")
+    upstream = start_upstream(args.upstream, problems)
     ours, theirs = interleaved(problems, args.repeats, upstream)
     for name in theirs:
         theirs[name]["check"] = upstream.energies[name]

@@ -22,22 +22,17 @@ in blocks of warm calls so that both sample the same machine load; the ratio col
 upstream / simkit. Without the folder the upstream columns are skipped with a note.
 """
 import argparse
-import json
 import os
-import platform
-import subprocess
 import sys
-import tempfile
-import time
 
 import numpy as np
-import scipy
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import simkit  # noqa: E402
 from simkit import energies as en  # noqa: E402
-from bench_simkit import best_of  # noqa: E402  (same folder)
+import _upstream  # noqa: E402  (same folder)
+from bench_simkit import best_of  # noqa: E402
 
 MATERIALS = ("neo-hookean", "arap")
 KERNELS = ("gradient", "Hessian psd=False", "Hessian psd=True")
@@ -76,70 +71,34 @@ def kernels(p, material):
     }
 
 
-UPSTREAM_WORKER = r"""
-import json, os, sys, tempfile, time
-import numpy as np
-folder, data = sys.argv[1], sys.argv[2]
-link = tempfile.mkdtemp()
-os.symlink(os.path.join(folder, "simkit"), os.path.join(link, "simkit"))
-sys.path.insert(0, link)
-import warnings
-warnings.simplefilter("ignore")
+# the worker's body (benchmarks/_upstream.py): upstream's functions of the same names, its own J and vol
+UPSTREAM_BODY = r"""
 from simkit.deformation_jacobian import deformation_jacobian
 from simkit.volume import volume
 from simkit.energies.elastic import elastic_energy_x, elastic_gradient_x, elastic_hessian_x
-d = np.load(data)
-kernels, energies = {}, {}
 for name in ("tets", "triangles"):
     X, T, x = d[name + "_X"], d[name + "_T"], d[name + "_x"]
     J, vol = deformation_jacobian(X, T), volume(X, T)
     mu, lam = np.full((len(T), 1), d["mu"]), np.full((len(T), 1), d["lam"])
     for m in ("neo-hookean", "arap"):
-        kernels[name, m] = {
+        kernels[name + "|" + m] = {
             "gradient": lambda x=x, J=J, mu=mu, lam=lam, vol=vol, m=m: elastic_gradient_x(x, J, mu, lam, vol, m),
             "Hessian psd=False": lambda x=x, J=J, mu=mu, lam=lam, vol=vol, m=m:
                 elastic_hessian_x(x, J, mu, lam, vol, m, psd=False),
             "Hessian psd=True": lambda x=x, J=J, mu=mu, lam=lam, vol=vol, m=m:
                 elastic_hessian_x(x, J, mu, lam, vol, m, psd=True)}
         energies[name + "|" + m] = float(elastic_energy_x(x, J, mu, lam, vol, m))
-print(json.dumps(energies), flush=True)
-for line in sys.stdin:       # one request per line: "problem|material|kernel|calls"; reply: fastest call, s
-    problem, m, kernel, calls = line.rstrip("\n").split("|")
-    best = float("inf")
-    for _ in range(int(calls)):
-        t = time.perf_counter()
-        kernels[problem, m][kernel]()
-        best = min(best, time.perf_counter() - t)
-    print(best, flush=True)
 """
 
 
-class Upstream:
-    """Upstream simkit in a worker subprocess, timing a few consecutive calls per request (same arrays)."""
-
-    def __init__(self, folder, probs):
-        self.tmp = tempfile.TemporaryDirectory()
-        data = os.path.join(self.tmp.name, "problems.npz")
-        arrays = {"mu": MU, "lam": LAM}
-        for name, p in probs.items():
-            arrays.update({name + "_X": p["X"], name + "_T": p["T"], name + "_x": p["x"]})
-        np.savez(data, **arrays)
-        self.proc = subprocess.Popen([sys.executable, "-c", UPSTREAM_WORKER, folder, data], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.energies = json.loads(self.proc.stdout.readline())
-
-    def time(self, problem, material, kernel, calls):
-        self.proc.stdin.write(f"{problem}|{material}|{kernel}|{calls}\n")
-        self.proc.stdin.flush()
-        return float(self.proc.stdout.readline())
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-        self.tmp.cleanup()
+def start_upstream(folder, probs):
+    arrays = {"mu": MU, "lam": LAM}
+    for name, p in probs.items():
+        arrays.update({name + "_X": p["X"], name + "_T": p["T"], name + "_x": p["x"]})
+    return _upstream.start(folder, UPSTREAM_BODY, arrays)
 
 
-def interleaved(probs, repeats, upstream, blocks=3):
+def interleaved(probs, repeats, upstream, blocks=4):
     """Best-of timings of simkit and (if given) upstream, alternating `blocks` blocks of warm calls."""
     ours, theirs, energies = {}, {}, {}
     for name, p in probs.items():
@@ -147,12 +106,12 @@ def interleaved(probs, repeats, upstream, blocks=3):
             ks = kernels(p, m)
             energies[name, m] = ks["energy"]()
             for kernel in KERNELS:
-                calls = repeats if kernel == "gradient" else max(2, repeats // 2)
+                calls = repeats if kernel == "gradient" else max(3, repeats // 2)
                 t_ours, t_up = [], []
                 for _ in range(blocks):
                     t_ours.append(best_of(ks[kernel], calls))
                     if upstream:
-                        t_up.append(upstream.time(name, m, kernel, calls + 1))
+                        t_up.append(upstream.time(f"{name}|{m}", kernel, calls + 1))
                 ours[name, m, kernel] = min(t_ours)
                 if upstream:
                     theirs[name, m, kernel] = min(t_up)
@@ -202,20 +161,13 @@ def scaling_table(max_triangles=1_000_000, max_tets=200_000):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--upstream", default=os.environ.get("SIMKIT_UPSTREAM"),
-                        help="site-packages folder holding upstream simkit (default: $SIMKIT_UPSTREAM)")
+    _upstream.add_upstream_argument(parser)
     parser.add_argument("--repeats", type=int, default=5, help="warm calls per figure (best is reported)")
     parser.add_argument("--no-scaling", action="store_true", help="skip the cost-per-element table")
     args = parser.parse_args()
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-               platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
-    print(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
-          f"numpy {np.__version__}, scipy {scipy.__version__}; load average {os.getloadavg()[0]:.1f}")
+    _upstream.print_machine()
     probs = problems()
-    folder = args.upstream
-    upstream = Upstream(folder, probs) if folder and os.path.isdir(os.path.join(folder, "simkit")) else None
-    if upstream is None:
-        print("note: upstream simkit not given (--upstream or SIMKIT_UPSTREAM); upstream columns skipped")
+    upstream = start_upstream(args.upstream, probs)
     ours, theirs, energies = interleaved(probs, args.repeats, upstream)
     if upstream:
         upstream.close()

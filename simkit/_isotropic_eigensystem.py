@@ -32,36 +32,57 @@ def pairs(d):
     return [(0, 1)] if d == 2 else [(0, 1), (0, 2), (1, 2)]
 
 
+def _sweep(a, V, d):
+    """One cyclic sweep of Jacobi rotations on the upper entries `a` (dict (p, q) -> (t,)) and eigenvectors V."""
+    for p, q in pairs(d):
+        apq = a[p, q]
+        theta = a[q, q] - a[p, p]
+        two = 2.0 * apq
+        # sqrt(theta^2 + two^2) rather than hypot (several times slower here): entries of F^T F
+        # beyond 1e150 or below 1e-150 are outside any simulation
+        tan = np.copysign(1.0, theta) * two / (np.abs(theta) + np.sqrt(theta * theta + two * two) + _TINY)
+        c = 1.0 / np.sqrt(1.0 + tan * tan)
+        s = tan * c
+        shift = tan * apq
+        a[p, p], a[q, q], a[p, q] = a[p, p] - shift, a[q, q] + shift, np.zeros_like(apq)
+        for r in range(d):
+            if r != p and r != q:
+                rp, rq = (min(r, p), max(r, p)), (min(r, q), max(r, q))
+                a[rp], a[rq] = c * a[rp] - s * a[rq], s * a[rp] + c * a[rq]
+        Vp, Vq = V[:, p], V[:, q]
+        V[:, p], V[:, q] = c * Vp - s * Vq, s * Vp + c * Vq
+
+
 def jacobi_eigh(S):
     """Eigen-decomposition of symmetric (d, d, t) matrices.
 
     Returns eigenvalues (d, t) and eigenvectors (d, d, t) (columns), unsorted. Cyclic Jacobi
     rotations (Golub and Van Loan's sym.schur2, with ``tan = 2 a_pq sign(theta) / (|theta| +
-    hypot(theta, 2 a_pq))``, ``theta = a_qq - a_pp``, which is 0 when a_pq is); one rotation is
-    exact in 2D.
+    sqrt(theta^2 + 4 a_pq^2))``, ``theta = a_qq - a_pp``, which is 0 when a_pq is); one rotation
+    is exact in 2D. In 3D, after ``JACOBI_SWEEPS - 1`` sweeps only the matrices whose
+    off-diagonal part is not yet below round-off of the diagonal get the last sweep.
     """
     d, t = S.shape[0], S.shape[-1]
     a = {(p, q): S[p, q] for p in range(d) for q in range(p, d)}
-    V = [[np.ones(t) if i == j else np.zeros(t) for j in range(d)] for i in range(d)]
-    for _ in range(1 if d == 2 else JACOBI_SWEEPS):
-        for p, q in pairs(d):
-            apq = a[p, q]
-            theta = a[q, q] - a[p, p]
-            two = 2.0 * apq
-            tan = np.copysign(1.0, theta) * two / (np.abs(theta) + np.hypot(theta, two) + _TINY)
-            c = 1.0 / np.sqrt(1.0 + tan * tan)
-            s = tan * c
-            shift = tan * apq
-            a[p, p], a[q, q], a[p, q] = a[p, p] - shift, a[q, q] + shift, 0.0
-            for r in range(d):
-                if r != p and r != q:
-                    rp, rq = (min(r, p), max(r, p)), (min(r, q), max(r, q))
-                    a[rp], a[rq] = c * a[rp] - s * a[rq], s * a[rp] + c * a[rq]
-            for row in V:
-                row[p], row[q] = c * row[p] - s * row[q], s * row[p] + c * row[q]
-    return np.stack([a[i, i] for i in range(d)]), np.array(V)
+    V = np.zeros((d, d, t))
+    V[np.arange(d), np.arange(d)] = 1.0
+    for _ in range(1 if d == 2 else JACOBI_SWEEPS - 1):
+        _sweep(a, V, d)
+    if d == 3:
+        off = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
+        diag = a[0, 0] * a[0, 0] + a[1, 1] * a[1, 1] + a[2, 2] * a[2, 2]
+        rest = np.flatnonzero(~(off <= _EPS2 * diag))
+        if rest.size:
+            sub = {k: v[rest] for k, v in a.items()}
+            W = V[..., rest]
+            _sweep(sub, W, d)
+            for k, v in sub.items():
+                a[k][rest] = v
+            V[..., rest] = W
+    return np.stack([a[i, i] for i in range(d)]), V
 
 
+_EPS2 = np.finfo(float).eps ** 2
 _TINY = np.finfo(float).tiny
 
 
@@ -106,8 +127,15 @@ def svd_rv(F):
     """
     d, t = F.shape[0], F.shape[-1]
     lam, V = jacobi_eigh(matmul(np.swapaxes(F, 0, 1), F))
-    V = np.take_along_axis(V, np.argsort(-lam, axis=0)[None], axis=1)
-    V[:, d - 1] *= np.where(det(V) < 0, -1.0, 1.0)
+    # sort by decreasing eigenvalue with compare-swaps; V, a product of rotations, then has det -1
+    # exactly where an odd number of swaps was made
+    odd = np.zeros(t, dtype=bool)
+    for p, q in ((0, 1), (1, 2), (0, 1)) if d == 3 else ((0, 1),):
+        swap = lam[p] < lam[q]
+        lam[p], lam[q] = np.where(swap, lam[q], lam[p]), np.where(swap, lam[p], lam[q])
+        V[:, p], V[:, q] = np.where(swap, V[:, q], V[:, p]), np.where(swap, V[:, p], V[:, q])
+        odd ^= swap
+    V[:, d - 1] *= np.where(odd, -1.0, 1.0)
     Y = matmul(F, V)                                      # column n: F v_n
     U = np.empty_like(Y)
     U[:, 0] = _unit(Y[:, 0], lambda where: np.eye(d)[:, :1])
@@ -119,7 +147,10 @@ def svd_rv(F):
             y = y - np.sum(u0 * y, axis=0) * u0
         U[:, 1] = _unit(y, lambda where: _orthogonal_unit(u0[:, where]))
         U[:, 2] = _cross(U[:, 0], U[:, 1])
-    return U, np.sum(U * Y, axis=0), V
+    sigma = np.sum(U * Y, axis=0)
+    for n in range(1, d):          # equal singular values may come out in either order by round-off
+        sigma[n] = np.copysign(np.minimum(np.abs(sigma[n]), np.abs(sigma[n - 1])), sigma[n])
+    return U, sigma, V
 
 
 def det_derivatives(sigma):
@@ -147,16 +178,20 @@ def det_derivatives(sigma):
     return c, C, other
 
 
+def positive_definite(A):
+    """Whether each symmetric A (d, d, t) is positive definite: Sylvester's criterion on the leading minors, (t,)."""
+    ok = (A[0, 0] > 0) & (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0] > 0)
+    return ok & (det(A) > 0) if A.shape[0] == 3 else ok
+
+
 def clamp(A, flip, twist):
     """The eigensystem with every eigenvalue clamped at 0.
 
-    A is projected through its own eigenvectors (``jacobi_eigh``), only where it is not already
-    positive semi-definite (Sylvester's criterion on the leading minors decides; a PSD A is
-    returned unchanged, as a projection would, up to round-off).
+    A is projected through its own eigenvectors (``jacobi_eigh``), only where it is not
+    positive definite (``positive_definite``; a PSD A is returned unchanged, as a projection
+    would, up to round-off).
     """
-    d = A.shape[0]
-    minors = [A[0, 0], A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]] + ([det(A)] if d == 3 else [])
-    bad = np.flatnonzero(~np.logical_and.reduce([m > 0 for m in minors]))
+    bad = np.flatnonzero(~positive_definite(A))
     if bad.size:
         lam, W = jacobi_eigh(A[..., bad])
         A = A.copy()

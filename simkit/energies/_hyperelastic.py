@@ -11,10 +11,14 @@ deformation Jacobian J (``F = (J x).reshape(t, d, d)``)::
 The Hessian is assembled per element, ``B_e = L_e^T (vol dP/dF)_e L_e`` with ``L_e`` J's rows
 of element e on its own dofs. For a P1 Jacobian (``simkit.deformation_jacobian``: row (e, i, j)
 holds ``dN_a/dX_j`` in the columns of component i of the element's d+1 nodes) ``L_e`` comes
-from the shape-function gradients G, isotropic materials go from their eigensystem straight to
-``B_e`` (``isotropic_blocks``), and the upper triangles of the blocks are summed by the
-pattern of ``simkit._assembly.symmetric_pattern``. Any other operator goes through
-``_assembly.operator_pattern``.
+from the shape-function gradients G. Neo-Hookean and ARAP write the 78 (3D) upper entries of
+``B_e`` in closed form (``x_upper``): neo-Hookean's exact blocks, projected by adding the
+clamped twist modes as rank-1 terms (``correct_twists``; whole projected blocks only for the
+few elements with a negative flip eigenvalue or an indefinite scaling block), ARAP's as
+``mu L^T L`` plus its twist modes. The other isotropic materials go from their eigensystem
+straight to ``B_e`` (``isotropic_blocks``). The upper entries are summed by the pattern of
+``simkit._assembly.symmetric_pattern``. Any other operator goes through
+``_assembly.operator_pattern``. Kernels run in chunks of ``CHUNK`` elements.
 """
 import functools
 
@@ -23,7 +27,7 @@ import scipy.sparse as sps
 
 from .. import _assembly, _isotropic_eigensystem, _validate
 from .._cache import ArrayKeyedCache
-from .._small_matrices import components, det, stacked
+from .._small_matrices import components, det, matmul, stacked
 
 
 class Material:
@@ -34,22 +38,24 @@ class Material:
     eigensystem (``simkit._isotropic_eigensystem``), or None when the exact Hessian is already
     PSD (linear elasticity); dPdF None: built from the eigensystem. positive_det: only defined
     for det F > 0 (+inf energy; gradient and Hessian raise). nonzero_lam: lam = 0 is an error.
-    Optional closed forms of the x-space element blocks: x_upper(F, mu, lam, G) -> upper entries
-    (u, t) of the exact Hessian (neo-Hookean), x_blocks(F, mu, G, psd, gram) -> (t, p, p) blocks
-    exact and projected (ARAP); mu and lam arrive multiplied by vol.
+    Optional closed form of the x-space element blocks: x_upper(out, F, mu, lam, Gc, GG, svd, psd)
+    writes into out (u, t) the upper entries (``_assembly.upper_layout``) of ``L^T dP/dF L``, Gc
+    (d+1, d, t), GG (``Structure.gg``), svd ``svd_rv(F)`` or None, mu and lam already times vol;
+    with x_upper_projects it projects them itself (and always gets svd), otherwise it writes the
+    exact blocks and psd clamps them through ``correct_twists`` / ``project_elements``.
     """
 
     def __init__(self, name, psi, P, dPdF=None, eigenvalues=None, positive_det=False, uses_lam=True, x_upper=None,
-                 nonzero_lam=False, x_blocks=None):
+                 nonzero_lam=False, x_upper_projects=False):
         self.name, self.psi, self.P, self._dPdF = name, psi, P, dPdF
         self.eigenvalues, self.positive_det, self.uses_lam = eigenvalues, positive_det, uses_lam
-        self._x_upper, self.nonzero_lam, self._x_blocks = x_upper, nonzero_lam, x_blocks
+        self.x_upper, self.nonzero_lam, self.x_upper_projects = x_upper, nonzero_lam, x_upper_projects
 
     def check_domain(self, F, name):
         """ValueError naming the elements with det F <= 0 where the energy is undefined there."""
         if not self.positive_det:
             return
-        bad = ~(det(F) > 0)
+        bad = np.concatenate([~(det(F[..., s:s + CHUNK]) > 0) for s in range(0, F.shape[-1], CHUNK)])
         if bad.any():
             which = np.flatnonzero(bad)
             shown = ", ".join(str(i) for i in which[:10]) + (", ..." if which.size > 10 else "")
@@ -63,20 +69,12 @@ class Material:
         U, sigma, V = _isotropic_eigensystem.svd_rv(F)
         return _isotropic_eigensystem.hessian(U, V, *self.eigenvalues(sigma, mu, lam), project=psd)
 
-    def closed_form_blocks(self, psd):
-        """Whether ``x_upper`` (closed-form upper entries) replaces ``x_blocks`` for this Hessian."""
-        return self._x_upper is not None and not psd
+    def closed_form_blocks(self):
+        """Whether ``x_upper`` (closed-form upper entries) replaces ``x_blocks``."""
+        return self.x_upper is not None
 
-    def x_upper(self, F, mu, lam, vol, G):
-        """Upper entries (u, t) of the exact ``vol L^T dP/dF L`` (G (d+1, d, t), component-major)."""
-        return self._x_upper(F, mu * vol, lam * vol, G)
-
-    def x_blocks(self, F, mu, lam, vol, G, psd, gram):
-        """Every element's x-space block ``vol L^T dP/dF L``: (t, (d+1)d, (d+1)d), for P1 elements (G (t, d+1, d)).
-
-        gram: the blocks ``L^T L = G G^T (x) I`` of the same elements (``Structure.gram``)."""
-        if self._x_blocks is not None:
-            return self._x_blocks(F, mu * vol, G, psd, gram)
+    def x_blocks(self, F, mu, lam, vol, G, psd):
+        """Every element's x-space block ``vol L^T dP/dF L``: (t, (d+1)d, (d+1)d), for P1 elements (G (t, d+1, d))."""
         if self.eigenvalues is not None and (psd or self._dPdF is None):
             U, sigma, V = _isotropic_eigensystem.svd_rv(F)
             A, flip, twist = self.eigenvalues(sigma, mu, lam)
@@ -184,13 +182,14 @@ class Structure:
             self._Gc = np.ascontiguousarray(np.moveaxis(self.G, 0, -1))
         return self._Gc
 
-    def gram(self):
-        """``L_e^T L_e = (G G^T)_ab delta_ic`` of every element, (t, p, p) (cached: it depends on the rest mesh only)."""
-        if getattr(self, "_gram", None) is None:
-            t, q, d = self.G.shape
-            GG = self.G @ np.swapaxes(self.G, 1, 2)
-            self._gram = (GG[:, :, None, :, None] * np.eye(d)[None, None, :, None, :]).reshape(t, q * d, q * d)
-        return self._gram
+    def gg(self):
+        """``(G G^T)_ab`` of every element for the node pairs a < b of ``block_layout``, then a = b: (rows, t) (cached)."""
+        if getattr(self, "_gg", None) is None:
+            Gc = self.components()
+            A, B = np.triu_indices(Gc.shape[0], 1)
+            pair = np.concatenate([A, np.arange(Gc.shape[0])]), np.concatenate([B, np.arange(Gc.shape[0])])
+            self._gg = np.einsum("ajt,ajt->at", Gc[pair[0]], Gc[pair[1]])
+        return self._gg
 
     def buffer(self):
         """A reused (t, p, p) array for the element blocks (a fresh 40 MB array costs its page faults each call)."""
@@ -273,14 +272,91 @@ def isotropic_blocks(U, V, A, flip, twist, G):
 
 
 @functools.lru_cache(maxsize=None)
-def upper_indices(q, d):
-    """Node a, component i of the row and node b, component c of the column of every upper entry."""
+def block_layout(q, d):
+    """The node blocks of ``_assembly.upper_layout`` as row indices (numpy gathers fast along the first axis only).
+
+    Returns A, B (node pairs a < b of the off-diagonal blocks, each a full row-major d x d
+    block), I, K (rows ``a*d + i``, ``a*d + k`` of node-major x-space vectors (q*d, t) for the
+    upper triangle i <= k of each diagonal block, in order), and ``eye``, ``src``: the upper
+    entries with i = c (the identity pattern of ``L^T L``) and the row of ``Structure.gg`` each reads.
+    """
+    A, B = np.triu_indices(q, 1)
+    i, k = np.triu_indices(d)
+    I, K = (np.arange(q)[:, None] * d + i).ravel(), (np.arange(q)[:, None] * d + k).ravel()
+    n = A.size * d * d
+    r = np.arange(d)
+    eye = np.concatenate([(np.arange(A.size)[:, None] * d * d + r * d + r).ravel(),
+                          n + (np.arange(q)[:, None] * i.size + np.flatnonzero(i == k)).ravel()])
+    src = np.concatenate([np.repeat(np.arange(A.size), d), A.size + np.repeat(np.arange(q), d)])
+    return A, B, I, K, eye, src
+
+
+def split_upper(upper, q, d):
+    """Views of upper entries (u, t): the off-diagonal blocks (pairs, d, d, t) and the diagonal blocks' rows."""
+    n = q * (q - 1) // 2 * d * d
+    return np.reshape(upper[:n], (-1, d, d, upper.shape[-1]), copy=False), upper[n:]
+
+
+def add_outer_upper(upper, w, coef, first=False):
+    """``upper += upper entries of coef w w^T`` for x-space vectors w (d+1, d, t) (node-major), coef (t,);
+    ``upper =`` with `first`."""
+    q, d, t = w.shape
+    A, B, I, K = block_layout(q, d)[:4]
+    off, diag = split_upper(upper, q, d)
+    cw = coef * w
+    if first:
+        np.multiply(cw[A][:, :, None], w[B][:, None, :], out=off)
+        np.multiply(cw.reshape(q * d, t)[I], w.reshape(q * d, t)[K], out=diag)
+    else:
+        off += cw[A][:, :, None] * w[B][:, None, :]
+        diag += cw.reshape(q * d, t)[I] * w.reshape(q * d, t)[K]
+
+
+def add_identity_upper(upper, coef, GG, q, d):
+    """``upper += upper entries of coef (G G^T) (x) I`` (``L^T L`` scaled by coef (t,)); GG from ``Structure.gg``."""
+    eye, src = block_layout(q, d)[4:]
+    upper[eye] += coef * GG[src]
+
+
+def pair_modes(U, V, Gc):
+    """x-space vectors of the twist directions ``u_i v_j^T - u_j v_i^T`` of every pair: (p, d+1, d, t).
+
+    The F-space direction ``u_p v_r^T`` maps to ``(G V)_ar U_cp`` at node a, component c."""
+    GV = matmul(Gc, V)
+    return [GV[:, j, None] * U[None, :, i] - GV[:, i, None] * U[None, :, j]
+            for i, j in _isotropic_eigensystem.pairs(U.shape[0])]
+
+
+def new_upper(q, d, t):
+    """An uninitialised array for the upper entries (u, t) of t element blocks."""
+    return np.empty((q * (q - 1) // 2 * d * d + q * d * (d + 1) // 2, t))
+
+
+def correct_twists(upper, mat, U, sigma, V, mu, lam, Gc):
+    """Clamp the negative twist eigenvalues of exact blocks given by their upper entries (u, t), in place:
+    ``B - sum_pairs min(twist, 0) / 2 w w^T`` (``pair_modes``). That is the whole projection where
+    the flip eigenvalues are >= 0 and A is positive definite (mild compression, the common case);
+    returns the indices of the other elements, for ``project_elements``. mu and lam: times vol."""
+    A, flip, twist = mat.eigenvalues(sigma, mu, lam)
+    for w, tw in zip(pair_modes(U, V, Gc), twist):
+        if (tw < 0).any():
+            add_outer_upper(upper, w, -0.5 * np.minimum(tw, 0.0))
+    return np.flatnonzero((flip < 0).any(axis=0) | ~_isotropic_eigensystem.positive_definite(A))
+
+
+def project_elements(upper, which, mat, U, sigma, V, mu, lam, Gc):
+    """Overwrite the upper entries (u, t) of elements `which` with their projected blocks (``isotropic_blocks``);
+    U, sigma, V: their SVD."""
+    q, d, _ = Gc.shape
+    A, flip, twist = _isotropic_eigensystem.clamp(*mat.eigenvalues(sigma, mu[which], lam[which]))
+    blocks = isotropic_blocks(stacked(U), stacked(V), stacked(A), flip.T, twist.T, stacked(Gc[..., which]))
     rows, cols = _assembly.upper_layout(q, d)
-    return rows // d, rows % d, cols // d, cols % d
+    upper[:, which] = blocks[:, rows, cols].T
 
 
-# elements per block of the Hessian kernels: their many small temporaries then stay in cache
-CHUNK = 2048
+# elements per block of the kernels: their many temporaries then stay in cache and are reused by
+# malloc (fresh arrays of a whole mesh cost their page faults, which dominate elementwise numpy here)
+CHUNK = 4096
 
 
 # ------------------------------------------------------------------ global tier kernels (checked inputs)
@@ -294,8 +370,12 @@ def energy(mat, F, mu, lam, vol):
 
 def gradient(mat, J, F, mu, lam, vol):
     mat.check_domain(F, "X")
-    P = mat.P(F, mu, lam) * vol
-    return np.asarray(J.T @ stacked(P).reshape(-1, 1))
+    d, t = F.shape[0], F.shape[-1]
+    P = np.empty((t, d, d))                                 # J's row order (e, i, j)
+    for s in range(0, t, CHUNK):
+        e = slice(s, s + CHUNK)
+        P[e] = np.moveaxis(mat.P(F[..., e], mu[e], lam[e]) * vol[e], -1, 0)
+    return np.asarray(J.T @ P.reshape(-1, 1))
 
 
 def hessian(mat, struct, F, mu, lam, vol, psd):
@@ -304,18 +384,29 @@ def hessian(mat, struct, F, mu, lam, vol, psd):
     if struct.G is None:
         L = struct.operator.local
         return struct.operator.pattern.matrix(np.swapaxes(L, 1, 2) @ stacked(mat.dPdF(F, mu, lam, psd) * vol) @ L)
-    if mat.closed_form_blocks(psd):
+    if mat.closed_form_blocks():
         q, d = struct.G.shape[1:]
-        upper = np.empty((len(upper_indices(q, d)[0]), t))
-        Gc = struct.components()
+        Gc, GG = struct.components(), struct.gg()
+        correct = psd and not mat.x_upper_projects
+        mu, lam = mu * vol, lam * vol
+        upper, rest = new_upper(q, d, t), []
         for s in range(0, t, CHUNK):
             e = slice(s, s + CHUNK)
-            upper[:, e] = mat.x_upper(F[..., e], mu[e], lam[e], vol[e], Gc[..., e])
+            svd = _isotropic_eigensystem.svd_rv(F[..., e]) if correct or mat.x_upper_projects else None
+            block = upper[:, e]
+            mat.x_upper(block, F[..., e], mu[e], lam[e], Gc[..., e], GG[:, e], svd, psd)
+            if correct:
+                which = correct_twists(block, mat, *svd, mu[e], lam[e], Gc[..., e])
+                if which.size:
+                    rest.append((s + which, *(a[..., which] for a in svd)))
+        if rest:
+            which, U, sigma, V = (np.concatenate(a, axis=-1) for a in zip(*rest))
+            project_elements(upper, which, mat, U, sigma, V, mu, lam, Gc)
         return struct.pattern.matrix(upper)
     blocks = struct.buffer()
     for s in range(0, t, CHUNK):
         e = slice(s, s + CHUNK)
-        blocks[e] = mat.x_blocks(F[..., e], mu[e], lam[e], vol[e], struct.G[e], psd, struct.gram()[e])
+        blocks[e] = mat.x_blocks(F[..., e], mu[e], lam[e], vol[e], struct.G[e], psd)
     return struct.matrix(blocks)
 
 

@@ -37,27 +37,22 @@ def _eigenvalues(s, mu, lam):
     return A, flip, twist
 
 
-def _x_blocks(F, mu, G, psd, gram):
-    """Element blocks (t, p, p) of ``L^T dP/dF L``: every mode but the twists has eigenvalue mu, so
-    ``B = mu L^T L + sum_pairs (twist - mu) / 2 w w^T``, ``w = L^T vec(u_i v_j^T - u_j v_i^T)`` (twist
-    clamped at 0 with psd). F is component-major, G element-major (t, d+1, d), gram = L^T L."""
-    t, q, d = G.shape
-    U, s, V = _eig.svd_rv(F)
-    U, V = np.moveaxis(U, -1, 0), np.moveaxis(V, -1, 0)
-    GV = G @ V
-    pairs = _eig.pairs(d)
-    W = np.empty((t, q * d, len(pairs)))
-    coef = np.empty((t, len(pairs), 1))
-    for n, (i, j) in enumerate(pairs):
+def _x_upper(upper, F, mu, lam, Gc, GG, svd, psd):
+    """Writes the upper entries (u, t) of the element blocks ``L^T dP/dF L``: every mode but the twists
+    has eigenvalue mu, so ``B = mu L^T L + sum_pairs (twist - mu) / 2 w w^T`` with w the x-space twist
+    vectors (``_hyperelastic.pair_modes``; twist clamped at 0 with psd). Component-major, Gc (d+1, d, t)."""
+    q, d, t = Gc.shape
+    U, s, V = svd
+    for n, ((i, j), w) in enumerate(zip(_eig.pairs(d), _he.pair_modes(U, V, Gc))):
         twist = mu * (1.0 - 2.0 / (s[i] + s[j]))
         if psd:
             twist = np.maximum(twist, 0.0)
-        W[:, :, n] = (GV[:, :, j, None] * U[:, None, :, i] - GV[:, :, i, None] * U[:, None, :, j]).reshape(t, -1)
-        coef[:, n, 0] = 0.5 * (twist - mu)
-    return mu[:, None, None] * gram + W @ (coef * np.swapaxes(W, 1, 2))
+        _he.add_outer_upper(upper, w, 0.5 * (twist - mu), first=n == 0)
+    _he.add_identity_upper(upper, mu, GG, q, d)
 
 
-MATERIAL = _he.register(_he.Material("arap", _psi, _P, None, _eigenvalues, uses_lam=False, x_blocks=_x_blocks))
+MATERIAL = _he.register(_he.Material("arap", _psi, _P, None, _eigenvalues, uses_lam=False, x_upper=_x_upper,
+                                      x_upper_projects=True))
 
 (arap_energy_element_F, arap_gradient_element_F, arap_hessian_element_F,
  arap_energy_x, arap_gradient_x, arap_hessian_x) = _he.public_tiers(

@@ -31,9 +31,15 @@ def _psi(F, mu, lam):
     return np.where(Jdet > 0, psi, np.inf)
 
 
+def _cofactor_det(F):
+    """cof F and det F = sum_j F_0j cof_0j (Laplace expansion along the first row)."""
+    C = cofactor(F)
+    return C, (F[0] * C[0]).sum(axis=0)
+
+
 def _P(F, mu, lam):
-    Jdet = det(F)
-    return mu * F + (lam * np.log(Jdet) - mu) / Jdet * cofactor(F)
+    C, Jdet = _cofactor_det(F)
+    return mu * F + (lam * np.log(Jdet) - mu) / Jdet * C
 
 
 def _dPdF(F, mu, lam):
@@ -48,20 +54,24 @@ def _dPdF(F, mu, lam):
     return H
 
 
-def _x_upper(F, mu, lam, G):
-    """Upper entries (u, t) of the element blocks ``L^T dP/dF L`` in closed form, with W = G F^{-1}:
-    ``B[(a, i), (b, c)] = mu delta_ic (G G^T)_ab + lam W_ai W_bc + (mu - lam ln J) W_ac W_bi``.
+def _x_upper(upper, F, mu, lam, Gc, GG, svd, psd):
+    """Writes the upper entries (u, t) of the element blocks ``L^T dP/dF L`` in closed form, with W = G F^{-1}:
+    ``B[(a, i), (b, c)] = mu delta_ic (G G^T)_ab + lam W_ai W_bc + (mu - lam ln J) W_ac W_bi``;
+    exact only (``_hyperelastic.hessian`` projects them).
 
-    Component-major (element axis last) like the formulas above; G is (d+1, d, t)."""
-    q, d, t = G.shape
-    Jdet = det(F)
-    W = matmul(G, np.swapaxes(cofactor(F), 0, 1)) / Jdet               # G F^{-1}, F^{-1} = cof(F)^T / J
-    a, i, b, c = _he.upper_indices(q, d)
+    Component-major (element axis last) like the formulas above; Gc is (d+1, d, t)."""
+    q, d, t = Gc.shape
+    C, Jdet = _cofactor_det(F)
+    W = matmul(Gc, np.swapaxes(C, 0, 1)) / Jdet                        # G F^{-1}, F^{-1} = cof(F)^T / J
+    k = mu - lam * np.log(Jdet)
+    A, B, I, K = _he.block_layout(q, d)[:4]
+    off, diag = _he.split_upper(upper, q, d)
+    WA, WB = W[A], W[B]
+    np.multiply((lam * WA)[:, :, None], WB[:, None, :], out=off)     # node pair (a, b): entry (i, c)
+    off += WB[:, :, None] * (k * WA)[:, None, :]
     Wf = W.reshape(q * d, t)
-    out = lam * Wf[a * d + i] * Wf[b * d + c] + (mu - lam * np.log(Jdet)) * Wf[a * d + c] * Wf[b * d + i]
-    same = i == c
-    out[same] += mu * matmul(G, np.swapaxes(G, 0, 1))[a[same], b[same]]
-    return out
+    np.multiply((lam + k) * Wf[I], Wf[K], out=diag)
+    _he.add_identity_upper(upper, mu, GG, q, d)
 
 
 def _eigenvalues(s, mu, lam):
