@@ -1,6 +1,6 @@
 """Measure what the media rule must tell apart: round-off renderings vs. the smallest visible change.
 
-``python scripts/measure_media_rule.py [--chapters 011 014] [--variants ...] [--jobs 2]``
+``python scripts/measure_media_rule.py [--chapters 011 014 015 016 017] [--variants ...] [--jobs 2]``
 
 Each chapter is executed (nbclient, as the build does) once per variant into a private folder
 under ``/tmp/measure-media/``, and every file it writes is compared, by decoded content,
@@ -47,8 +47,10 @@ _newton._solve, _integrators.forward_euler = _perturbed_solve, _perturbed_forwar
 PARAMETER = {
     "011": [("K_SPRING = 1.0 ", "K_SPRING = 1.01 "), ("K_CABLE = 400.0", "K_CABLE = 404.0")],
     "014": [("EI_DEFAULT = 50.0", "EI_DEFAULT = 50.5")],
-    "015": [("Y_THREAD = 1000.0", "Y_THREAD = 1010.0"), ("L, EA, EI, RHO_LINE = 4.0, 2.0e4, 50.0,",
-                                                         "L, EA, EI, RHO_LINE = 4.0, 2.0e4, 50.5,")],
+    "015": [("L, EA, EI, RHO_LINE = 4.0, 2.0e4, 50.0,", "L, EA, EI, RHO_LINE = 4.0, 2.0e4, 50.5,"),   # the strip
+            ("D_CLOTH = 3e-3 ", "D_CLOTH = 3.03e-3 "), ("D_SWEEP = [3e-3,", "D_SWEEP = [3.03e-3,")],  # the cloth
+    "016": [("SOFT_E, SOFT_NU, SOFT_RHO = 2.0e4,", "SOFT_E, SOFT_NU, SOFT_RHO = 2.02e4,")],
+    "017": [("GRAVITY = 9.8 ", "GRAVITY = 9.898 ")],   # Y_BODY +1 %: stiff blocks barely deform (stack 8.3e-5)
 }
 VARIANTS = {        # name: (environment, edit of the notebook)
     "rerun": ({}, None),
@@ -104,6 +106,7 @@ async def run(chapter, variant, out, slots, timeout):
         with tempfile.TemporaryDirectory(prefix="measure-kernel-") as sockets:
             print(f"running {chapter} {variant}", flush=True)
             await execute(nb, path, timeout, sockets, env)
+    nbformat.write(nb, media.parent / path.name)          # what it printed, next to what it drew
     return media
 
 
@@ -124,7 +127,7 @@ async def main_async(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--chapters", nargs="+", default=["011", "014"])
+    parser.add_argument("--chapters", nargs="+", default=list(PARAMETER), choices=list(PARAMETER))
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "measure-media"))
