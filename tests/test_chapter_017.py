@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from chapter_media import (announced, check_clean_notebook, check_media_decode, check_rerun_identical, printed_text,
-                           published_names, read_executed)
+import chapter_checks as checks
 from conftest import ROOT
 
 CHAPTER = "017_contact"
@@ -23,12 +22,12 @@ NUM = r"([-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
 
 @pytest.fixture(scope="module")
 def executed(chapter_run):
-    return read_executed(CHAPTER)
+    return checks.executed(CHAPTER)
 
 
 @pytest.fixture(scope="module")
 def printed(executed):
-    return printed_text(executed)
+    return checks.stream_text(executed)
 
 
 def line(pattern, text):
@@ -167,23 +166,24 @@ def test_exercise_answers(printed):
 
 
 def test_announced_media_exist_and_decode(executed):
-    figures, videos = announced(executed)
+    figures, videos = checks.announced(executed)
     assert sorted(figures) == sorted(FIGURES)
     assert sorted(videos) == sorted(VIDEOS)
-    check_media_decode(CHAPTER, "017", FIGURES, VIDEOS)
+    checks.assert_media_decode(CHAPTER, FIGURES, VIDEOS)
 
 
 def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
-    assert {p.name for p in (ROOT / "media").glob("017_*")} == published_names("017", FIGURES, VIDEOS)
+    found, expected = checks.published(CHAPTER, FIGURES, VIDEOS)
+    assert found == expected
 
 
 def test_rerun_reproduces_the_published_media_byte_for_byte(chapter_run):
     """chapter_run re-executed the chapter: every 017 file must equal its committed version."""
-    check_rerun_identical("017", published_names("017", FIGURES, VIDEOS))
+    checks.assert_rerun_identical(CHAPTER, FIGURES, VIDEOS)
 
 
 def test_committed_notebook_is_clean():
-    check_clean_notebook(CHAPTER)
+    checks.assert_committed_notebook_clean(CHAPTER)
 
 
 def test_chapter_is_listed_and_cites_its_references():
