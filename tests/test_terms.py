@@ -156,6 +156,20 @@ def test_penalty_spring_closed_form_and_fd(dim):
     assert pin.energy(on_target.reshape(-1, 1)) == pytest.approx(0.0, abs=EXACT_TOL)
 
 
+@pytest.mark.parametrize("dim", [2, 3])
+def test_penalty_spring_energy_is_exact_at_a_stiff_clamp(dim):
+    """A node 1e-7 off its target at k = 1e10: k/2 |r|^2 to round-off (the expanded 1/2 x^T Q x + b^T x + c
+    cancels terms of size k |x|^2 ~ 1e16 and keeps no digit of the ~7e-5 J). Offset and target are
+    powers of two, so x = target + offset is exact and so is the expected energy."""
+    k, off = 1e10, 2.0 ** -23                  # 1.19e-7
+    targets = np.full((1, dim), 1024.0)
+    pin = terms.PenaltySpring(N_NODES, dim, k).set([2], targets)
+    x = np.zeros((N_NODES, dim))
+    x[2] = targets[0] + off
+    expected = 0.5 * k * dim * off ** 2
+    np.testing.assert_allclose(pin.energy(x.reshape(-1, 1)), expected, rtol=1e-12)
+
+
 def test_penalty_spring_without_pins_is_zero():
     pin = terms.PenaltySpring(N_NODES, 2, 10.0)
     x = np.random.default_rng(50).standard_normal((2 * N_NODES, 1))
@@ -308,7 +322,8 @@ def test_terms_equal_the_functions_they_prepare_bit_for_bit(dim):
     targets = rng.standard_normal((2, dim))
     pin = terms.PenaltySpring(N_NODES, dim, 1e10).set([0, 1], targets)
     Q, b = simkit.dirichlet_penalty([0, 1], targets, N_NODES, 1e10)
-    _same(pin.energy(x), simkit.energies.quadratic_energy(x, Q, b) + 0.5 * 1e10 * np.sum(targets ** 2))
+    np.testing.assert_allclose(pin.energy(x), simkit.energies.quadratic_energy(x, Q, b)   # up to the expanded
+                               + 0.5 * 1e10 * np.sum(targets ** 2), rtol=1e-9)             # form's cancellation
     _same(pin.gradient(x), simkit.energies.quadratic_gradient(x, Q, b))
     M = sps.kron(simkit.massmatrix(X, E, rho=0.2), sps.eye(dim)).tocsc()
     x_n, v_n, h = X.reshape(-1, 1), rng.standard_normal(x.shape), 0.02
