@@ -474,6 +474,24 @@ def test_plus_builds_a_sum_in_order():
         spring + 1.0
 
 
+def test_sum_max_step_is_the_smallest_filter_of_its_terms():
+    (spring, bending, gravity, pin), inertia, x = _cantilever()
+    n = N_NODES
+    ground = terms.HalfSpaceContact(n, 2, [0.0, -0.5], [0.0, 1.0], 0.01, 1e3)
+    wall = terms.HalfSpaceContact(n, 2, [4.0, 0.0], [-1.0, 0.0], 0.01, 1e3)
+    X = x.reshape(n, 2)
+    dx = np.zeros_like(X)
+    dx[:, 1] = -(X[:, 1] + 0.5) * 2.0          # every node would end as far below the ground as it starts above
+    dx[:, 0] = 1.0
+    dx = dx.reshape(-1, 1)
+    a, b = ground.max_step(x, dx), wall.max_step(x, dx)
+    assert 0 < a < 1 and 0 < b <= 1 and a != b
+    assert terms.Sum(spring, ground, gravity, wall).max_step(x, dx) == min(a, b)
+    assert terms.Sum(terms.Sum(spring, wall), ground).max_step(x, dx) == min(a, b)   # a nested Sum's filter counts
+    assert terms.Sum(spring, gravity).max_step(x, dx) == 1.0                          # no filter: the full step
+    assert terms.Sum(spring, ground).max_step(x, dx) == a
+
+
 def test_sum_bad_terms():
     parts, _, _ = _cantilever()
     with pytest.raises(ValueError, match="^terms: expected at least one energy term"):
