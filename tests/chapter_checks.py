@@ -11,6 +11,7 @@ import subprocess
 
 import imageio_ffmpeg
 import nbformat
+import pytest
 from PIL import Image
 
 from conftest import ROOT
@@ -19,6 +20,21 @@ from conftest import ROOT
 def executed(chapter):
     """The chapter as the build executed it."""
     return nbformat.read(ROOT / "_build" / "exec" / f"{chapter}.ipynb", as_version=4)
+
+
+def fixtures(chapter):
+    """(executed, printed): module-scoped fixtures of the chapter's executed notebook and of its printed
+    text, for a chapter's test module to bind as ``executed, printed = checks.fixtures(CHAPTER)``."""
+    read = executed
+
+    def executed_notebook(chapter_run):
+        return read(chapter)
+
+    def printed_text(executed):
+        return stream_text(executed)
+
+    return (pytest.fixture(scope="module", name="executed")(executed_notebook),
+            pytest.fixture(scope="module", name="printed")(printed_text))
 
 
 def stream_text(nb):

@@ -31,14 +31,7 @@ SETTLE_TOL = 0.01           # settled shapes: unbalanced force below 1 % of the 
 MONOTONE_TOL = 1e-9         # J: round-off allowance of the non-increasing total energy
 
 
-@pytest.fixture(scope="module")
-def executed(chapter_run):
-    return checks.executed(CHAPTER)
-
-
-@pytest.fixture(scope="module")
-def printed(executed):
-    return checks.stream_text(executed)
+executed, printed = checks.fixtures(CHAPTER)
 
 
 @pytest.fixture(scope="module")
@@ -381,24 +374,3 @@ def test_exercise_answers(printed):
     assert number(r"exercise 2: .*relative difference to 014: (\S+)%", printed) > 3.0
     assert "exercise 3: edges per bending length" in printed
     assert 0.5 < number(r"exercise 4: .*: (\d+)%", printed) / 100 < 1.0
-
-
-def test_announced_media_exist_and_decode(executed):
-    figures, videos = checks.announced(executed)
-    assert sorted(figures) == sorted(FIGURES)
-    assert sorted(videos) == sorted(VIDEOS)
-    checks.assert_media_decode(CHAPTER, figures, VIDEOS)
-
-
-def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
-    found, expected = checks.published(CHAPTER, FIGURES, VIDEOS)
-    assert found == expected
-
-
-def test_rerun_keeps_the_published_media_under_the_media_rule(chapter_run):
-    """chapter_run re-executed the chapter: every 015 file a reader would see unchanged keeps its committed bytes."""
-    checks.assert_rerun_identical(CHAPTER, FIGURES, VIDEOS)
-
-
-def test_committed_notebook_is_clean():
-    checks.assert_committed_notebook_clean(CHAPTER)

@@ -20,14 +20,7 @@ MONOTONE_TOL = 1e-9         # J: round-off allowance of the non-increasing total
 NUM = r"([-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
 
 
-@pytest.fixture(scope="module")
-def executed(chapter_run):
-    return checks.executed(CHAPTER)
-
-
-@pytest.fixture(scope="module")
-def printed(executed):
-    return checks.stream_text(executed)
+executed, printed = checks.fixtures(CHAPTER)
 
 
 def line(pattern, text):
@@ -163,27 +156,6 @@ def test_exercise_answers(printed):
     assert np.ptp(ends) < 1e-3                                          # the same solution, whatever s
     assert iterations[0] > iterations[-1]                              # halving the way costs iterations
     assert "all converged: True" in printed
-
-
-def test_announced_media_exist_and_decode(executed):
-    figures, videos = checks.announced(executed)
-    assert sorted(figures) == sorted(FIGURES)
-    assert sorted(videos) == sorted(VIDEOS)
-    checks.assert_media_decode(CHAPTER, FIGURES, VIDEOS)
-
-
-def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
-    found, expected = checks.published(CHAPTER, FIGURES, VIDEOS)
-    assert found == expected
-
-
-def test_rerun_reproduces_the_published_media_byte_for_byte(chapter_run):
-    """chapter_run re-executed the chapter: every 017 file must equal its committed version."""
-    checks.assert_rerun_identical(CHAPTER, FIGURES, VIDEOS)
-
-
-def test_committed_notebook_is_clean():
-    checks.assert_committed_notebook_clean(CHAPTER)
 
 
 def test_chapter_is_listed_and_cites_its_references():
