@@ -21,27 +21,11 @@ the corner order ``[x0x, x0y, x1x, x1y, x2x, x2y]`` (upstream simkit's compact l
 """
 import numpy as np
 
-from .dihedral_angles import _hinge_positions
+from ._hinge_corners import hinge_corners
 
 _PERP = np.array([[0.0, -1.0], [1.0, 0.0]])          # perp(e) = _PERP @ e, a quarter turn
 _FROM_NODES = (np.kron([[-1.0, 1.0, 0.0]], np.eye(2)),  # e1 = x1 - x0 as a (2, 6) map of the triple
                np.kron([[0.0, -1.0, 1.0]], np.eye(2)))  # e2 = x2 - x1
-DEGENERATE_TOL = 1e-12   # an edge shorter than this fraction of the triple's size has no angle
-
-
-def _corners(X, C):
-    """Validated (x0, x1, x2), each (c, 2), of the triples C on the positions X."""
-    X, C = _hinge_positions(X, C)
-    if X.shape[1] != 2:
-        raise ValueError(f"X: the 2D element tier needs (n, 2) positions, got shape {X.shape}")
-    x0, x1, x2 = X[C[:, 0]], X[C[:, 1]], X[C[:, 2]]
-    e1, e2 = x1 - x0, x2 - x1
-    l1, l2 = np.linalg.norm(e1, axis=1), np.linalg.norm(e2, axis=1)
-    bad = np.minimum(l1, l2) <= DEGENERATE_TOL * np.maximum(l1, l2)
-    if bad.any():
-        raise ValueError(f"C: hinge {int(np.argmax(bad))} has a collapsed edge (length ratio below "
-                         f"{DEGENERATE_TOL:g}); its angle has no derivative")
-    return x0, x1, x2
 
 
 def _polar_gradient(e):
@@ -90,7 +74,7 @@ def dihedral_angles_2d(X, C):
         :math:`\theta = \operatorname{atan2}(e_1 \times e_2,\ e_1 \cdot e_2)`, ``e1 = x1 - x0``,
         ``e2 = x2 - x1``; equal to ``simkit.dihedral_angles(X, C)``.
     """
-    return _angle(*_corners(X, C)).reshape(-1, 1)
+    return _angle(*hinge_corners(X, C, 2)).reshape(-1, 1)
 
 
 def dihedral_angles_2d_gradient_element(X, C):
@@ -98,10 +82,9 @@ def dihedral_angles_2d_gradient_element(X, C):
 
     Parameters
     ----------
-    X : (n, 2) float array
-        Node positions.
-    C : (c, 3) int array
-        Triples (x0, x1, x2), none with a collapsed edge (ValueError otherwise).
+    X, C : (n, 2) float array, (c, 3) int array
+        Positions and triples as for ``dihedral_angles_2d``, no triple with a collapsed edge
+        (ValueError otherwise).
 
     Returns
     -------
@@ -109,7 +92,7 @@ def dihedral_angles_2d_gradient_element(X, C):
         :math:`\partial\theta/\partial(x_0, x_1, x_2) = (-\nabla\phi(e_1),\ \nabla\phi(e_1) -
         \nabla\phi(e_2),\ \nabla\phi(e_2))` with :math:`\nabla\phi(e) = e^\perp / |e|^2`.
     """
-    return _gradient(*_corners(X, C))
+    return _gradient(*hinge_corners(X, C, 2))
 
 
 def dihedral_angles_2d_hessian_element(X, C):
@@ -117,10 +100,9 @@ def dihedral_angles_2d_hessian_element(X, C):
 
     Parameters
     ----------
-    X : (n, 2) float array
-        Node positions.
-    C : (c, 3) int array
-        Triples (x0, x1, x2), none with a collapsed edge (ValueError otherwise).
+    X, C : (n, 2) float array, (c, 3) int array
+        Positions and triples as for ``dihedral_angles_2d``, no triple with a collapsed edge
+        (ValueError otherwise).
 
     Returns
     -------
@@ -129,4 +111,4 @@ def dihedral_angles_2d_hessian_element(X, C):
         from the triple's nodes to its edge vectors and
         :math:`\nabla^2\phi(e) = -(e\,e^{\perp T} + e^\perp e^T)/|e|^4`.
     """
-    return _hessian(*_corners(X, C))
+    return _hessian(*hinge_corners(X, C, 2))

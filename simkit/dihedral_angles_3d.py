@@ -38,27 +38,7 @@ simkit's corner order ``[e0 (xyz), e1 (xyz), o0 (xyz), o1 (xyz)]``.
 """
 import numpy as np
 
-from .dihedral_angles import _hinge_positions
-
-DEGENERATE_TOL = 1e-12   # a flap whose height is below this fraction of the edge has no normal
-
-
-def _corners(X, C):
-    """Validated (e0, e1, o0, o1), each (c, 3), of the quads C on the positions X."""
-    X, C = _hinge_positions(X, C)
-    if X.shape[1] != 3:
-        raise ValueError(f"X: the 3D element tier needs (n, 3) positions, got shape {X.shape}")
-    e0, e1, o0, o1 = (X[C[:, k]] for k in range(4))
-    e = e1 - e0
-    ee = np.sum(e * e, axis=1)
-    for k, o in ((2, o0), (3, o1)):
-        doubled_area = np.linalg.norm(np.cross(e, o - e0), axis=1)
-        reach = np.maximum(ee, np.sum((o - e0) ** 2, axis=1))
-        bad = doubled_area <= DEGENERATE_TOL * reach
-        if bad.any():
-            raise ValueError(f"C: hinge {int(np.argmax(bad))} has a collapsed flap (apex C[:, {k}] on the "
-                             f"edge line, or a zero-length edge); its angle has no derivative")
-    return e0, e1, o0, o1
+from ._hinge_corners import hinge_corners
 
 
 def _dot(a, b):
@@ -147,7 +127,7 @@ def dihedral_angles_3d(X, C):
         :math:`\theta = \operatorname{atan2}(\hat e \cdot (n_0 \times n_1),\ n_0 \cdot n_1)`;
         equal to ``simkit.dihedral_angles(X, C)``.
     """
-    return _angle(*_corners(X, C)).reshape(-1, 1)
+    return _angle(*hinge_corners(X, C, 3)).reshape(-1, 1)
 
 
 def dihedral_angles_3d_gradient_element(X, C):
@@ -155,10 +135,9 @@ def dihedral_angles_3d_gradient_element(X, C):
 
     Parameters
     ----------
-    X : (n, 3) float array
-        Node positions.
-    C : (c, 4) int array
-        Quads (e0, e1, o0, o1), none with a collapsed flap (ValueError otherwise).
+    X, C : (n, 3) float array, (c, 4) int array
+        Positions and quads as for ``dihedral_angles_3d``, no quad with a collapsed flap
+        (ValueError otherwise).
 
     Returns
     -------
@@ -166,7 +145,7 @@ def dihedral_angles_3d_gradient_element(X, C):
         :math:`\nabla\theta = g(o_0) - g(o_1)`, the flap terms of Tamstorf and Grinspun
         (module docstring), e.g. :math:`\partial\theta/\partial o_0 = -n_0 / h_0`.
     """
-    return _derivatives(*_corners(X, C))[0]
+    return _derivatives(*hinge_corners(X, C, 3))[0]
 
 
 def dihedral_angles_3d_hessian_element(X, C):
@@ -174,10 +153,9 @@ def dihedral_angles_3d_hessian_element(X, C):
 
     Parameters
     ----------
-    X : (n, 3) float array
-        Node positions.
-    C : (c, 4) int array
-        Quads (e0, e1, o0, o1), none with a collapsed flap (ValueError otherwise).
+    X, C : (n, 3) float array, (c, 4) int array
+        Positions and quads as for ``dihedral_angles_3d``, no quad with a collapsed flap
+        (ValueError otherwise).
 
     Returns
     -------
@@ -185,4 +163,4 @@ def dihedral_angles_3d_hessian_element(X, C):
         :math:`\nabla^2\theta = H(o_0) - H(o_1)`, the flap Hessians of Tamstorf and Grinspun
         (module docstring); symmetric, and zero between o0 and o1.
     """
-    return _derivatives(*_corners(X, C))[1]
+    return _derivatives(*hinge_corners(X, C, 3))[1]

@@ -1,21 +1,40 @@
-"""Checks every executed chapter shares: its printed text, its announced media, a clean committed notebook.
+"""Checks every executed chapter shares: its printed text, the media its code announces (they exist,
+decode, are exactly the published ones, a re-run keeps their committed bytes), a clean committed notebook.
 
-A chapter's test reads the notebook the build executed (``_build/exec/<chapter>.ipynb``,
-made by the session fixture ``chapter_run``) through these helpers and asserts its own numbers.
+A chapter's test reads the notebook the build executed (``_build/exec/<chapter>.ipynb``, made by the
+session fixture ``chapter_run``) through these helpers and asserts its own numbers. `chapter` is the
+notebook's name (``"016_elasticity"``); its media prefix is its number (``"016"``).
 """
 import json
 import re
+import subprocess
 
 import imageio_ffmpeg
 import nbformat
+import pytest
 from PIL import Image
 
 from conftest import ROOT
 
 
 def executed(chapter):
-    """The executed notebook of `chapter` (``"016_elasticity"``)."""
+    """The chapter as the build executed it."""
     return nbformat.read(ROOT / "_build" / "exec" / f"{chapter}.ipynb", as_version=4)
+
+
+def fixtures(chapter):
+    """(executed, printed): module-scoped fixtures of the chapter's executed notebook and of its printed
+    text, for a chapter's test module to bind as ``executed, printed = checks.fixtures(CHAPTER)``."""
+    read = executed
+
+    def executed_notebook(chapter_run):
+        return read(chapter)
+
+    def printed_text(executed):
+        return stream_text(executed)
+
+    return (pytest.fixture(scope="module", name="executed")(executed_notebook),
+            pytest.fixture(scope="module", name="printed")(printed_text))
 
 
 def stream_text(nb):
@@ -25,9 +44,21 @@ def stream_text(nb):
 
 
 def announced(nb):
-    """Media names the code publishes: (figures of ``ch.figure(fig, "name")``, videos of ``ch.video(fig, anim, "name"``)."""
+    """(figures, videos): the media names the code publishes through ``ch.figure(fig, "name")`` and
+    ``ch.video(fig, anim, "name"``."""
     source = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
     return re.findall(r'ch\.figure\(fig, "(\w+)"\)', source), re.findall(r'ch\.video\(fig, anim, "(\w+)"', source)
+
+
+def media_names(chapter, figures, videos):
+    """{'<prefix>_<name>.png', ..., '<prefix>_<name>.mp4', ...}: the files media/ should hold."""
+    prefix = chapter[:3]
+    return {f"{prefix}_{name}.png" for name in figures} | {f"{prefix}_{name}.mp4" for name in videos}
+
+
+def published(chapter, figures, videos):
+    """(the files media/ holds for the chapter, the files it should hold)."""
+    return {p.name for p in (ROOT / "media").glob(f"{chapter[:3]}_*")}, media_names(chapter, figures, videos)
 
 
 def assert_media_decode(chapter, figures, videos):
@@ -44,11 +75,17 @@ def assert_media_decode(chapter, figures, videos):
             assert imageio_ffmpeg.count_frames_and_secs(str(path))[0] == frames, path
 
 
-def published(chapter, figures, videos):
-    """(the files media/ holds for the chapter, the files it should hold)."""
+def assert_rerun_identical(chapter, figures, videos):
+    """The media git tracks for the chapter are exactly its figures and videos, and the files on disk
+    (re-written by the run) equal them byte for byte."""
     prefix = chapter[:3]
-    expected = {f"{prefix}_{name}.png" for name in figures} | {f"{prefix}_{name}.mp4" for name in videos}
-    return {p.name for p in (ROOT / "media").glob(f"{prefix}_*")}, expected
+    tracked = subprocess.run(["git", "ls-files", f"media/{prefix}_*"], cwd=ROOT, capture_output=True, text=True)
+    assert tracked.returncode == 0, f"this test compares a fresh run with git's media\n{tracked.stderr}"
+    committed = set(tracked.stdout.split())
+    assert committed == {f"media/{name}" for name in media_names(chapter, figures, videos)}
+    for path in sorted(committed):
+        head = subprocess.run(["git", "show", f"HEAD:{path}"], cwd=ROOT, capture_output=True).stdout
+        assert (ROOT / path).read_bytes() == head, f"re-running the chapter changed {path}"
 
 
 def assert_committed_notebook_clean(chapter):

@@ -4,18 +4,13 @@ Every number the chapter checks is checked again here by a small function (``che
 raises AssertionError when the number is wrong, against a value this file computes itself from
 simkit or in closed form; each ``check_*`` is also fed a broken value to show it can fail.
 """
-import json
 import re
-import subprocess
 
-import imageio_ffmpeg
-import nbformat
 import numpy as np
 import pytest
-from PIL import Image
 
+import chapter_checks as checks
 import simkit
-from conftest import ROOT
 from reference_models import cantilever_014
 
 CHAPTER = "015_cloth"
@@ -36,20 +31,7 @@ SETTLE_TOL = 0.01           # settled shapes: unbalanced force below 1 % of the 
 MONOTONE_TOL = 1e-9         # J: round-off allowance of the non-increasing total energy
 
 
-@pytest.fixture(scope="module")
-def executed(chapter_run):
-    return nbformat.read(ROOT / "_build" / "exec" / f"{CHAPTER}.ipynb", as_version=4)
-
-
-def stream_text(nb):
-    """Everything an executed notebook printed."""
-    return "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code"
-                   for out in cell.outputs if out.output_type == "stream")
-
-
-@pytest.fixture(scope="module")
-def printed(executed):
-    return stream_text(executed)
+executed, printed = checks.fixtures(CHAPTER)
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +185,7 @@ def test_cylinder_constants_printed(printed):
 
 def test_reference_beam_is_chapter_14s_cantilever(chapter_run, beam_tips):
     """The model rebuilt from simkit here prints chapter 14's default tip (read from 014's own run)."""
-    out = stream_text(nbformat.read(ROOT / "_build" / "exec" / "014_bending_stiffness.ipynb", as_version=4))
+    out = checks.stream_text(checks.executed("014_bending_stiffness"))
     tip = re.search(r"default cantilever: .* tip = \[([^\]]+)\]", out)
     assert tip, "014 printed no default tip"
     np.testing.assert_allclose(beam_tips[N_STRIP], vector(tip.group(1)), atol=PRINT_TIP)
@@ -392,47 +374,3 @@ def test_exercise_answers(printed):
     assert number(r"exercise 2: .*relative difference to 014: (\S+)%", printed) > 3.0
     assert "exercise 3: edges per bending length" in printed
     assert 0.5 < number(r"exercise 4: .*: (\d+)%", printed) / 100 < 1.0
-
-
-def _announced(executed):
-    """Media names the chapter's code publishes through ch.figure / ch.video."""
-    source = "\n".join(cell.source for cell in executed.cells if cell.cell_type == "code")
-    return re.findall(r'ch\.figure\(fig, "(\w+)"\)', source), re.findall(r'ch\.video\(fig, anim, "(\w+)"', source)
-
-
-def test_announced_media_exist_and_decode(executed):
-    figures, videos = _announced(executed)
-    assert sorted(figures) == sorted(FIGURES)
-    assert sorted(videos) == sorted(VIDEOS)
-    for name in figures:
-        for path in (ROOT / "results" / CHAPTER / f"{name}.png", ROOT / "media" / f"015_{name}.png"):
-            with Image.open(path) as image:
-                image.load()
-                assert image.size[0] > 400 and image.size[1] > 200, path
-    for name, frames in VIDEOS.items():
-        for path in (ROOT / "results" / CHAPTER / f"{name}.mp4", ROOT / "media" / f"015_{name}.mp4"):
-            assert imageio_ffmpeg.count_frames_and_secs(str(path))[0] == frames, path
-
-
-def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
-    expected = {f"015_{name}.png" for name in FIGURES} | {f"015_{name}.mp4" for name in VIDEOS}
-    assert {p.name for p in (ROOT / "media").glob("015_*")} == expected
-
-
-def test_rerun_keeps_the_published_media_under_the_media_rule(chapter_run):
-    """chapter_run re-executed the chapter: every 015 file a reader would see unchanged keeps its committed bytes."""
-    tracked = subprocess.run(["git", "ls-files", "media/015_*"], cwd=ROOT, capture_output=True, text=True)
-    assert tracked.returncode == 0, f"this test compares a fresh run with git's media\n{tracked.stderr}"
-    committed = set(tracked.stdout.split())
-    assert committed == {f"media/015_{name}.png" for name in FIGURES} | {f"media/015_{name}.mp4" for name in VIDEOS}
-    for path in sorted(committed):
-        head = subprocess.run(["git", "show", f"HEAD:{path}"], cwd=ROOT, capture_output=True).stdout
-        assert (ROOT / path).read_bytes() == head, f"re-running the chapter changed {path}"
-
-
-def test_committed_notebook_is_clean():
-    nb = json.loads((ROOT / "book" / f"{CHAPTER}.ipynb").read_text())
-    assert nb["metadata"]["kernelspec"]["name"] == "python3"
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            assert cell["outputs"] == [] and cell["execution_count"] is None

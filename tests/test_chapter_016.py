@@ -16,14 +16,7 @@ SAG_TOL = 0.05              # the extrapolated 3D sag ratio is within 5 % of 1
 MONOTONE_TOL = 1e-9         # J: round-off allowance of the non-increasing total energy
 
 
-@pytest.fixture(scope="module")
-def executed(chapter_run):
-    return checks.executed(CHAPTER)
-
-
-@pytest.fixture(scope="module")
-def printed(executed):
-    return checks.stream_text(executed)
+executed, printed = checks.fixtures(CHAPTER)
 
 
 def number(pattern, text):
@@ -125,23 +118,7 @@ def test_exercise_answers(printed):
     assert 6 < number(r"exercise 4: within 5% at about (\S+) cubes", printed) < 30
 
 
-def test_announced_media_exist_and_decode(executed):
-    figures, videos = checks.announced(executed)
-    assert sorted(figures) == sorted(FIGURES)
-    assert sorted(videos) == sorted(VIDEOS)
-    checks.assert_media_decode(CHAPTER, figures, VIDEOS)
-
-
-def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
-    found, expected = checks.published(CHAPTER, FIGURES, VIDEOS)
-    assert found == expected
-
-
 def test_interactive_view_is_in_the_page(executed):
     html = "".join(out.get("data", {}).get("text/html", "") for cell in executed.cells if cell.cell_type == "code"
                    for out in cell.outputs if out.output_type in ("display_data", "execute_result"))
     assert 'id="crank-view"' in html
-
-
-def test_committed_notebook_is_clean():
-    checks.assert_committed_notebook_clean(CHAPTER)

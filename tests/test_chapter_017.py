@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from chapter_media import (announced, check_clean_notebook, check_media_decode, check_rerun_identical, printed_text,
-                           published_names, read_executed)
+import chapter_checks as checks
 from conftest import ROOT
 
 CHAPTER = "017_contact"
@@ -21,14 +20,7 @@ MONOTONE_TOL = 1e-9         # J: round-off allowance of the non-increasing total
 NUM = r"([-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
 
 
-@pytest.fixture(scope="module")
-def executed(chapter_run):
-    return read_executed(CHAPTER)
-
-
-@pytest.fixture(scope="module")
-def printed(executed):
-    return printed_text(executed)
+executed, printed = checks.fixtures(CHAPTER)
 
 
 def line(pattern, text):
@@ -164,26 +156,6 @@ def test_exercise_answers(printed):
     assert np.ptp(ends) < 1e-3                                          # the same solution, whatever s
     assert iterations[0] > iterations[-1]                              # halving the way costs iterations
     assert "all converged: True" in printed
-
-
-def test_announced_media_exist_and_decode(executed):
-    figures, videos = announced(executed)
-    assert sorted(figures) == sorted(FIGURES)
-    assert sorted(videos) == sorted(VIDEOS)
-    check_media_decode(CHAPTER, "017", FIGURES, VIDEOS)
-
-
-def test_media_folder_holds_exactly_the_chapters_files(chapter_run):
-    assert {p.name for p in (ROOT / "media").glob("017_*")} == published_names("017", FIGURES, VIDEOS)
-
-
-def test_rerun_reproduces_the_published_media_byte_for_byte(chapter_run):
-    """chapter_run re-executed the chapter: every 017 file must equal its committed version."""
-    check_rerun_identical("017", published_names("017", FIGURES, VIDEOS))
-
-
-def test_committed_notebook_is_clean():
-    check_clean_notebook(CHAPTER)
 
 
 def test_chapter_is_listed_and_cites_its_references():

@@ -7,6 +7,7 @@ import scipy.sparse as sps
 import simkit
 from simkit import energies as en
 from simkit.integrators import backward_euler
+from simkit import terms
 from simkit.terms import Friction, HalfSpaceContact
 
 FD_STEP = 1e-7
@@ -206,3 +207,20 @@ def test_sticking_block_creeps_at_the_closed_form():
     v = slope_run(0.5, 200)
     closed = 0.01 * (1 - np.sqrt(1 - TAN / 0.5))
     np.testing.assert_allclose(v[-20:], closed, rtol=1e-8)
+
+
+def test_friction_without_active_contact_is_an_exact_zero_term():
+    """Every vertex beyond d_hat at x_n: Friction adds float zeros, so a Sum with it equals the Sum without it."""
+    ground = terms.HalfSpaceContact(2, 2, [0.0, 0.0], [0.0, 1.0], 0.01, 1e3)
+    friction = terms.Friction(ground, 0.5, 1e-3, 1 / 60).update(np.array([[0.0], [1.0], [0.3], [2.0]]))
+    assert len(friction.frame.normal_force) == 0
+    x = np.array([[0.1], [0.9], [0.35], [1.9]])
+    gravity = terms.Gravity(np.array([[0.0, -9.8], [0.0, -9.8]]))
+    assert friction.energy(x) == 0.0
+    g = friction.gradient(x)
+    assert g.dtype == np.float64 and g.shape == (4, 1) and not g.any()
+    assert friction.hessian(x).shape == (4, 4) and friction.hessian(x).nnz == 0
+    with_friction, without = terms.Sum(gravity, ground, friction), terms.Sum(gravity, ground)
+    assert with_friction.energy(x) == without.energy(x)
+    np.testing.assert_array_equal(with_friction.gradient(x), without.gradient(x))
+    np.testing.assert_array_equal(with_friction.hessian(x).toarray(), without.hessian(x).toarray())

@@ -156,6 +156,20 @@ def test_penalty_spring_closed_form_and_fd(dim):
     assert pin.energy(on_target.reshape(-1, 1)) == pytest.approx(0.0, abs=EXACT_TOL)
 
 
+@pytest.mark.parametrize("dim", [2, 3])
+def test_penalty_spring_energy_is_exact_at_a_stiff_clamp(dim):
+    """A node 1e-7 off its target at k = 1e10: k/2 |r|^2 to round-off (the expanded 1/2 x^T Q x + b^T x + c
+    cancels terms of size k |x|^2 ~ 1e16 and keeps no digit of the ~7e-5 J). Offset and target are
+    powers of two, so x = target + offset is exact and so is the expected energy."""
+    k, off = 1e10, 2.0 ** -23                  # 1.19e-7
+    targets = np.full((1, dim), 1024.0)
+    pin = terms.PenaltySpring(N_NODES, dim, k).set([2], targets)
+    x = np.zeros((N_NODES, dim))
+    x[2] = targets[0] + off
+    expected = 0.5 * k * dim * off ** 2
+    np.testing.assert_allclose(pin.energy(x.reshape(-1, 1)), expected, rtol=1e-12)
+
+
 def test_penalty_spring_without_pins_is_zero():
     pin = terms.PenaltySpring(N_NODES, 2, 10.0)
     x = np.random.default_rng(50).standard_normal((2 * N_NODES, 1))
@@ -308,7 +322,8 @@ def test_terms_equal_the_functions_they_prepare_bit_for_bit(dim):
     targets = rng.standard_normal((2, dim))
     pin = terms.PenaltySpring(N_NODES, dim, 1e10).set([0, 1], targets)
     Q, b = simkit.dirichlet_penalty([0, 1], targets, N_NODES, 1e10)
-    _same(pin.energy(x), simkit.energies.quadratic_energy(x, Q, b) + 0.5 * 1e10 * np.sum(targets ** 2))
+    np.testing.assert_allclose(pin.energy(x), simkit.energies.quadratic_energy(x, Q, b)   # up to the expanded
+                               + 0.5 * 1e10 * np.sum(targets ** 2), rtol=1e-9)             # form's cancellation
     _same(pin.gradient(x), simkit.energies.quadratic_gradient(x, Q, b))
     M = sps.kron(simkit.massmatrix(X, E, rho=0.2), sps.eye(dim)).tocsc()
     x_n, v_n, h = X.reshape(-1, 1), rng.standard_normal(x.shape), 0.02
@@ -457,6 +472,24 @@ def test_plus_builds_a_sum_in_order():
     _same((Doubled() + spring).energy(x), 3 * spring.energy(x))
     with pytest.raises(TypeError):
         spring + 1.0
+
+
+def test_sum_max_step_is_the_smallest_filter_of_its_terms():
+    (spring, bending, gravity, pin), inertia, x = _cantilever()
+    n = N_NODES
+    ground = terms.HalfSpaceContact(n, 2, [0.0, -0.5], [0.0, 1.0], 0.01, 1e3)
+    wall = terms.HalfSpaceContact(n, 2, [4.0, 0.0], [-1.0, 0.0], 0.01, 1e3)
+    X = x.reshape(n, 2)
+    dx = np.zeros_like(X)
+    dx[:, 1] = -(X[:, 1] + 0.5) * 2.0          # every node would end as far below the ground as it starts above
+    dx[:, 0] = 1.0
+    dx = dx.reshape(-1, 1)
+    a, b = ground.max_step(x, dx), wall.max_step(x, dx)
+    assert 0 < a < 1 and 0 < b <= 1 and a != b
+    assert terms.Sum(spring, ground, gravity, wall).max_step(x, dx) == min(a, b)
+    assert terms.Sum(terms.Sum(spring, wall), ground).max_step(x, dx) == min(a, b)   # a nested Sum's filter counts
+    assert terms.Sum(spring, gravity).max_step(x, dx) == 1.0                          # no filter: the full step
+    assert terms.Sum(spring, ground).max_step(x, dx) == a
 
 
 def test_sum_bad_terms():

@@ -72,6 +72,12 @@ def _f1_over_y(y, t):
         return np.where(small, (2.0 - y / t) / t, 1.0 / np.where(small, 1.0, y))
 
 
+def _per_contact(kernel, y, epsilon_v, h):
+    """`kernel` (``_f0``, ``_f1``, ``_df1``) of the validated speeds y and threshold epsilon_v h, as (m, 1)."""
+    t = _threshold(epsilon_v, h)
+    return kernel(_speeds(y), t).reshape(-1, 1)
+
+
 def stick_slip_friction_interpolant(y, epsilon_v, h):
     r"""IPC's smoothed ``|u|``, f0, per contact (upstream simkit's name and arguments).
 
@@ -90,8 +96,7 @@ def stick_slip_friction_interpolant(y, epsilon_v, h):
     -------
     f0 : (m, 1) float array
     """
-    t = _threshold(epsilon_v, h)
-    return _f0(_speeds(y), t).reshape(-1, 1)
+    return _per_contact(_f0, y, epsilon_v, h)
 
 
 def stick_slip_friction_interpolant_gradient(y, epsilon_v, h):
@@ -109,8 +114,7 @@ def stick_slip_friction_interpolant_gradient(y, epsilon_v, h):
     f1 : (m, 1) float array
         In [0, 1].
     """
-    t = _threshold(epsilon_v, h)
-    return _f1(_speeds(y), t).reshape(-1, 1)
+    return _per_contact(_f1, y, epsilon_v, h)
 
 
 def stick_slip_friction_interpolant_hessian(y, epsilon_v, h):
@@ -128,8 +132,7 @@ def stick_slip_friction_interpolant_hessian(y, epsilon_v, h):
     df1 : (m, 1) float array
         >= 0.
     """
-    t = _threshold(epsilon_v, h)
-    return _df1(_speeds(y), t).reshape(-1, 1)
+    return _per_contact(_df1, y, epsilon_v, h)
 
 
 # --- assembled: lagged friction frames -------------------------------------------------------
@@ -264,6 +267,8 @@ def _energy(X, frame, mu, t):
 
 
 def _gradient(X, frame, mu, t):
+    if not len(frame.normal_force):          # no contact active at x_n: float zeros (bincount of nothing is int)
+        return np.zeros((X.size, 1))
     u = frame.displacements(X)
     y = np.sqrt(np.einsum("kt,kt->k", u, u))
     gu = (mu * frame.normal_force * _f1_over_y(y, t))[:, None] * u                # (k, dim - 1)

@@ -61,7 +61,8 @@ class Sum(Term):
     -----
     ``potential = Sum(springs, bending, gravity, pins)`` minimizes to a static shape;
     ``Sum(inertia, potential)`` is the objective of one backward-Euler step. ``a + b`` of two
-    ``Term`` objects is ``Sum(a, b)``.
+    ``Term`` objects is ``Sum(a, b)``. ``max_step`` combines the line-search filters of the terms
+    that have one (contact terms), for ``newton_solver``/``backward_euler``'s ``max_step=``.
     """
 
     def __init__(self, *terms):
@@ -76,6 +77,7 @@ class Sum(Term):
             raise ValueError(f"terms: expected every term to act on the same stacked x, got sizes {sorted(sizes)}")
         self.terms = tuple(terms)
         self.size = sizes.pop() if sizes else None
+        self._filters = tuple(term.max_step for term in terms if callable(getattr(term, "max_step", None)))
 
     def __repr__(self):
         return f"Sum({', '.join(type(term).__name__ for term in self.terms)})"
@@ -98,3 +100,18 @@ class Sum(Term):
     def hessian(self, x):
         """Sum of the Hessians, (N, N) sparse matrix."""
         return self._total("hessian", x)
+
+    def max_step(self, x, dx):
+        r"""Largest fraction in (0, 1] of the step dx from x that every term allows.
+
+        Parameters
+        ----------
+        x, dx : (N, 1) float arrays
+            The current iterate and the Newton step.
+
+        Returns
+        -------
+        alpha : float
+            :math:`\min(1, \min_k \alpha_k(x, dx))` over the terms with a ``max_step`` (1 when none has one).
+        """
+        return min([1.0] + [f(x, dx) for f in self._filters])

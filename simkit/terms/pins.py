@@ -1,7 +1,9 @@
 r"""Soft pins: a quadratic penalty pulling chosen nodes to targets.
 
-Density: ``k/2 * ||x_i - t_i||^2`` per pinned node i, through ``simkit.dirichlet_penalty``'s
-``1/2 x^T Q x + b^T x`` plus the constant it drops.
+Density: ``k/2 * ||x_i - t_i||^2`` per pinned node i. The energy is evaluated in that form, on the
+held coordinates (the expanded ``1/2 x^T Q x + b^T x + c`` of ``simkit.dirichlet_penalty`` cancels
+terms of size k |x|^2 and loses the small stretch at large k); the gradient ``Q x + b`` and the
+constant Hessian ``Q`` come from ``simkit.dirichlet_penalty``.
 """
 import numpy as np
 import scipy.sparse as sps
@@ -35,7 +37,8 @@ class PenaltySpring(Term):
         self.size = self.n * self.dim
         self.Q = sps.csc_matrix((self.size, self.size))
         self.b = np.zeros((self.size, 1))
-        self.c = 0.0
+        self._held = np.zeros(0, dtype=int)          # the pinned nodes' coordinates in stacked x
+        self._targets = np.zeros((0, 1))
 
     def set(self, idx, targets):
         """Pin nodes ``idx`` to ``targets``, replacing earlier pins.
@@ -59,13 +62,14 @@ class PenaltySpring(Term):
             raise ValueError(f"targets: expected shape ({idx.size}, {self.dim}), one row per pinned node, "
                              f"got {targets.shape}")
         self.Q, self.b = dirichlet_penalty(idx, targets, self.n, self.k)
-        self.c = 0.5 * self.k * float(np.sum(targets ** 2))   # the constant dirichlet_penalty drops
+        self._held = (idx[:, None] * self.dim + np.arange(self.dim)).reshape(-1)
+        self._targets = np.asarray(targets, dtype=float).reshape(-1, 1)
         return self
 
     def energy(self, x):
         """Penalty energy, float."""
-        x = self._x(x)
-        return float(0.5 * (x.T @ np.asarray(self.Q @ x)).item() + (self.b.T @ x).item()) + self.c
+        r = self._x(x)[self._held] - self._targets
+        return 0.5 * self.k * float(np.sum(r * r))
 
     def gradient(self, x):
         """Gradient ``Q x + b``, (N, 1) float array."""
