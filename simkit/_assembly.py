@@ -153,7 +153,7 @@ def assemble_vector(values, dofs, ndof):
     """
     g = np.bincount(np.asarray(dofs).reshape(-1), weights=np.asarray(values, dtype=float).reshape(-1),
                     minlength=ndof)
-    return g.reshape(-1, 1)
+    return g.reshape(-1, 1).astype(float, copy=False)      # bincount of no elements is int64
 
 
 class OperatorPattern:

@@ -41,6 +41,11 @@ def test_assemble_vector_equals_add_at():
     np.testing.assert_allclose(_assembly.assemble_vector(values, dofs, 20), expected[:, None], atol=ROUNDOFF)
 
 
+def test_assemble_vector_of_no_elements_is_float_zeros():
+    g = _assembly.assemble_vector(np.zeros((0, 4)), np.zeros((0, 4), dtype=int), 6)
+    assert g.dtype == float and g.shape == (6, 1) and not g.any()
+
+
 def test_mutated_connectivity_never_reuses_a_stale_pattern():
     blocks, dofs, ndof = random_blocks(2)
     _assembly.assemble_matrix(blocks, dofs, ndof)
