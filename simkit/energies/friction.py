@@ -267,8 +267,6 @@ def _energy(X, frame, mu, t):
 
 
 def _gradient(X, frame, mu, t):
-    if not len(frame.normal_force):          # no contact active at x_n: float zeros (bincount of nothing is int)
-        return np.zeros((X.size, 1))
     u = frame.displacements(X)
     y = np.sqrt(np.einsum("kt,kt->k", u, u))
     gu = (mu * frame.normal_force * _f1_over_y(y, t))[:, None] * u                # (k, dim - 1)
