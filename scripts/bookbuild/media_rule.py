@@ -77,10 +77,11 @@ def differing_fraction(a, b, level=PIXEL_LEVEL, shift=SHIFT):
     """
     lead, (h, w, c) = a.shape[:-3], a.shape[-3:]
     a, b = a.reshape(-1, h, w, c), b.reshape(-1, h, w, c)
+    # only pixels that differ from the pixel at the same place can lack a look-alike, and that test
+    # is symmetric: find them once, in uint8 (|a - b| as max - min; a video chunk is 64 MB)
+    f, i, j = np.nonzero(_unlike(a, b, level))
     fraction = np.zeros(len(a))
     for x, y in ((a, b), (b, a)):
-        # only pixels that differ from the pixel at the same place can lack a look-alike
-        f, i, j = np.nonzero(np.abs(x.astype(np.int16) - y).max(axis=-1) > level)
         value, nearest = x[f, i, j].astype(np.int16), np.full(len(f), 255, np.int16)
         for di in range(-shift, shift + 1):
             for dj in range(-shift, shift + 1):
@@ -88,6 +89,17 @@ def differing_fraction(a, b, level=PIXEL_LEVEL, shift=SHIFT):
                 nearest = np.minimum(nearest, np.abs(value - other).max(axis=-1))
         fraction = np.maximum(fraction, np.bincount(f[nearest > level], minlength=len(a)) / (h * w))
     return fraction.reshape(lead)
+
+
+def _unlike(a, b, level):
+    """(..., h, w) bool: where some channel of the uint8 images `a` and `b` differs by more than `level`."""
+    difference = np.maximum(a, b)
+    difference -= np.minimum(a, b)
+    over = (difference > level).view(np.uint8)
+    unlike = over[..., 0].copy()
+    for channel in range(1, over.shape[-1]):       # channels one by one: a reduction over 3 is slow
+        unlike |= over[..., channel]
+    return unlike.view(bool)
 
 
 def read_png(path):
