@@ -46,6 +46,9 @@ def site_page(item):
     return "site", width
 
 
+# first: xdist's own hook turns the xdist_group marks into node ids right after, and it runs before a
+# conftest's plain hook (registered later, called earlier: the groups would be missed)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     site = [i for i, item in enumerate(items) if item.module.__name__ in SITE_MODULES]
     for i in site:

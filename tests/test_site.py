@@ -73,13 +73,16 @@ def browser():
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
+        # one context for the module: its tabs share the HTTP and compiled-script caches, as a reader's do
+        yield browser.new_context()
         browser.close()
 
 
 def open_page(browser, url, width=1280):
-    """Load `url` at a viewport `width`; return (page, problems) with console errors, failed and off-host requests."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
+    """Load `url` in a new tab of the browser context `browser` at a viewport `width`; return (page, problems)
+    with console errors, failed and off-host requests."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": 900})
     problems = []
     host = urlparse(url).netloc
     page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
@@ -131,6 +134,16 @@ def loaded(browser, base_url):
     pages = LoadedPages(browser, base_url)
     yield pages
     pages.close()
+
+
+def test_checks_of_a_page_share_one_worker(request):
+    """Under ``--dist loadgroup`` each page's checks are one xdist group (tests/conftest.py), so one
+    worker loads the page once for all of them; pytest-xdist names the group in the node id. (The
+    groups are lost if they are marked after xdist reads them, or if pytest stores node ids where
+    xdist does not write them, as pytest 9.2 does with pytest-xdist 3.8.)"""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not run by xdist's loadgroup scheduler: there is one worker")
+    assert request.node.nodeid.endswith("@site:site"), request.node.nodeid
 
 
 @pytest.mark.parametrize("path", PAGES)
