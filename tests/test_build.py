@@ -60,6 +60,9 @@ def test_failing_chapter_names_chapter_cell_and_error_and_keeps_media(tree):
     first_save = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "ch.figure(" in c.source)
     nb.cells.insert(first_save + 1, nbformat.v4.new_code_cell('raise RuntimeError("deliberate failure")'))
     nbformat.write(nb, path)
+    # 011 and 014 only, so 011 starts at once (longest first would start 015 and 016 before it)
+    (tree / "_toc.yml").write_text("format: jb-book\nroot: book/011_mass_springs\n"
+                                   "chapters:\n  - file: book/014_bending_stiffness\n")
     (tree / "media" / "011_meshes.png").write_bytes(b"the previous figure")
     previous_results = tree / "results" / "011_mass_springs"
     previous_results.mkdir(parents=True)
