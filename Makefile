@@ -19,7 +19,7 @@ book: $(READY)  ## execute the chapters (cached) and build _build/html; FORCE=1 
 
 TEST_WORKERS ?= auto
 test: $(READY)  ## library, utils, chapter, build and browser tests, on every core (TEST_WORKERS=1: serial)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 serve:  ## the built site on http://localhost:$(PORT)
 	$(BIN)/python -m http.server --directory _build/html $(PORT)

@@ -1,11 +1,12 @@
 """Shared test set-up: headless matplotlib, the two builds the chapter and site tests read (each run
-once per test session, however many xdist workers share it), and process helpers for the tests that
-signal a render or a build."""
+once per test session, however many xdist workers share it, and started in the background as soon
+as the session needs them), and process helpers for the tests that signal a render or a build."""
 import fcntl
 import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -46,17 +47,29 @@ def site_page(item):
     return "site", width
 
 
+def build_stage(item):
+    """0: the test reads neither session build, 1: it reads the executed chapters, 2: the built site."""
+    return 2 if "site_run" in item.fixturenames else 1 if "chapter_run" in item.fixturenames else 0
+
+
 # first: xdist's own hook turns the xdist_group marks into node ids right after, and it runs before a
 # conftest's plain hook (registered later, called earlier: the groups would be missed)
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    site = [i for i, item in enumerate(items) if item.module.__name__ in SITE_MODULES]
-    for i in site:
-        items[i].add_marker(pytest.mark.xdist_group(f"site:{site_page(items[i])[0]}"))
-    # a page's checks one after another, at one width then the other: each page is loaded once per width
-    ordered = sorted((items[i] for i in site), key=lambda item: (site_page(item)[0], -site_page(item)[1]))
-    for i, item in zip(site, ordered):
-        items[i] = item
+    """Order the session so that the workers are busy while the session builds run: first the tests
+    that read no build, then those that read the chapters, then the site's, a page's checks one after
+    another at one width then the other (each page is loaded once per width). ``make test`` keeps
+    this order (``--no-loadscope-reorder``)."""
+    for item in items:
+        if item.module.__name__ in SITE_MODULES:
+            item.add_marker(pytest.mark.xdist_group(f"site:{site_page(item)[0]}"))
+
+    def order(item):
+        if item.module.__name__ in SITE_MODULES:       # a group is scheduled where its first test stands
+            page, width = site_page(item)
+            return 2, page, -width
+        return build_stage(item), "", 0
+    items.sort(key=order)
 
 
 def toc_chapters():
@@ -64,10 +77,19 @@ def toc_chapters():
     return [path.stem for path in toc_notebooks(Tree(ROOT))]
 
 
+RUNNING = set()        # build processes this test process started and is waiting for
+
+
 def run_build(*args, root=ROOT):
     """Run the site build script of the tree at `root`; return the CompletedProcess."""
-    return subprocess.run([sys.executable, str(root / "scripts" / "build_book.py"), *args],
-                          cwd=root, capture_output=True, text=True)
+    with subprocess.Popen([sys.executable, str(root / "scripts" / "build_book.py"), *args], cwd=root,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        RUNNING.add(process)
+        try:
+            out, err = process.communicate()
+        finally:
+            RUNNING.discard(process)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def descendants(pid):
@@ -92,28 +114,60 @@ def running(pid):
         return False
 
 
-def once_per_session(name, tmp_path_factory, *args):
-    """`run_build(*args)`, run by the first xdist worker that asks and reused by the others.
+def shared_folder(tmp_path_factory):
+    """The folder the xdist workers of this session share (the session's temp folder without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if "PYTEST_XDIST_WORKER" in os.environ else base
 
-    The workers of one session share the parent of their temp folders: a lock there lets one
-    worker build while the others wait, and a marker file hands them its outcome.
-    """
-    if "PYTEST_XDIST_WORKER" not in os.environ:   # no xdist: this process is the whole session
-        return run_build(*args)
-    shared = tmp_path_factory.getbasetemp().parent
+
+SESSION_BUILDS = {"chapter_run": ("--force", "--no-site"),    # every chapter executed from scratch
+                  "site_run": ()}                             # then the site, from those executions
+
+
+def session_build(name, shared):
+    """The build `name` of SESSION_BUILDS, run by the first thread of any xdist worker that asks and
+    reused by the others: a lock in the `shared` folder lets one build while the others wait, and a
+    marker file hands them its outcome (a CompletedProcess)."""
     marker = shared / f"{name}.json"
     with open(shared / f"{name}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not marker.exists():
-            result = run_build(*args)
+            result = run_build(*SESSION_BUILDS[name])
             marker.write_text(json.dumps([result.args, result.returncode, result.stdout, result.stderr]))
         return subprocess.CompletedProcess(*json.loads(marker.read_text()))
+
+
+def session_builds(shared):
+    """The session's builds in order; the site only after the chapters succeeded."""
+    if session_build("chapter_run", shared).returncode == 0:
+        session_build("site_run", shared)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_builds_in_background(request, tmp_path_factory):
+    """When the session has a test that reads the chapters, start its builds in a thread at once:
+    the tests that read no build run meanwhile, and a test that reads one waits in its fixture.
+
+    At the end this process waits for them (another worker may still be reading them), unless the
+    session was cut short (``-x``): then a build still running is stopped by SIGTERM, which the
+    build script turns into a clean stop.
+    """
+    if not any(build_stage(item) for item in request.session.items):
+        yield
+        return
+    builds = threading.Thread(target=session_builds, args=(shared_folder(tmp_path_factory),), daemon=True)
+    builds.start()
+    yield
+    if request.session.shouldfail or request.session.shouldstop:
+        for process in list(RUNNING):
+            process.terminate()
+    builds.join()
 
 
 @pytest.fixture(scope="session")
 def chapter_run(tmp_path_factory):
     """Every chapter executed from scratch, headless, by the build's nbclient runner (once per session)."""
-    result = once_per_session("chapter_run", tmp_path_factory, "--force", "--no-site")
+    result = session_build("chapter_run", shared_folder(tmp_path_factory))
     assert result.returncode == 0, f"chapter execution failed:\n{result.stdout}\n{result.stderr}"
     return result
 
@@ -121,7 +175,7 @@ def chapter_run(tmp_path_factory):
 @pytest.fixture(scope="session")
 def site_run(chapter_run, tmp_path_factory):
     """The site built right after `chapter_run`: a build of an unchanged tree (once per session)."""
-    result = once_per_session("site_run", tmp_path_factory)
+    result = session_build("site_run", shared_folder(tmp_path_factory))
     assert result.returncode == 0, f"site build failed:\n{result.stdout}\n{result.stderr}"
     return result
 
