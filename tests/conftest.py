@@ -4,6 +4,7 @@ as the session needs them), and process helpers for the tests that signal a rend
 import fcntl
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -164,20 +165,25 @@ def _session_builds_in_background(request, tmp_path_factory):
     builds.join()
 
 
+def succeeded(result, what):
+    """`result` of a session build that succeeded; a test reading a build that a worker ending its
+    cut-short session stopped is skipped (the session has failed already)."""
+    if result.returncode == -signal.SIGTERM:
+        pytest.skip(f"{what} was stopped: the session is ending (-x, --maxfail)")
+    assert result.returncode == 0, f"{what} failed:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
 @pytest.fixture(scope="session")
 def chapter_run(tmp_path_factory):
     """Every chapter executed from scratch, headless, by the build's nbclient runner (once per session)."""
-    result = session_build("chapter_run", shared_folder(tmp_path_factory))
-    assert result.returncode == 0, f"chapter execution failed:\n{result.stdout}\n{result.stderr}"
-    return result
+    return succeeded(session_build("chapter_run", shared_folder(tmp_path_factory)), "chapter execution")
 
 
 @pytest.fixture(scope="session")
 def site_run(chapter_run, tmp_path_factory):
     """The site built right after `chapter_run`: a build of an unchanged tree (once per session)."""
-    result = session_build("site_run", shared_folder(tmp_path_factory))
-    assert result.returncode == 0, f"site build failed:\n{result.stdout}\n{result.stderr}"
-    return result
+    return succeeded(session_build("site_run", shared_folder(tmp_path_factory)), "site build")
 
 
 @pytest.fixture(scope="session")
