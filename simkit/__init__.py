@@ -7,7 +7,7 @@ keep the type of the matrix they are given, as upstream simkit 0.1.8). Functions
 upstream follow its conventions; the API page lists the deliberate differences. ``import
 simkit`` needs only numpy and scipy.
 """
-from . import energies, filesystem, integrators, solvers, terms
+from . import contact, energies, filesystem, integrators, solvers, terms
 from .dihedral_angles import dihedral_angles
 from .dihedral_angles_2d import (dihedral_angles_2d, dihedral_angles_2d_gradient_element,
                                  dihedral_angles_2d_hessian_element)
@@ -28,7 +28,7 @@ from .psd_project import psd_project
 from . import ccd, terms
 
 __all__ = [
-    "energies", "filesystem", "integrators", "solvers", "terms",
+    "contact", "energies", "filesystem", "integrators", "solvers", "terms",
     "dihedral_angles", "dihedral_angles_gradient_element", "dihedral_angles_hessian_element",
     "dihedral_angles_2d", "dihedral_angles_2d_gradient_element", "dihedral_angles_2d_hessian_element",
     "dihedral_angles_3d", "dihedral_angles_3d_gradient_element", "dihedral_angles_3d_hessian_element",
