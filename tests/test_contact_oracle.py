@@ -80,3 +80,21 @@ def test_point_edge_and_point_triangle_regions_agree_with_ipctk_away_from_region
     ours = _edge_edge(X, 0).kind
     theirs = np.array([int(ipctk.edge_edge_distance_type(*x).value) for x in X])
     np.testing.assert_array_equal(ours, theirs)
+
+
+def test_mollifier_and_its_threshold_agree_with_ipctk():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((400, 4, 3))
+    X[:250, 3] = X[:250, 2] + (X[:250, 1] - X[:250, 0]) * rng.uniform(0.5, 2, (250, 1)) \
+        + 0.03 * rng.standard_normal((250, 3))                  # nearly parallel: the mollifier acts
+    rest = rng.standard_normal((400, 4, 3))
+    eps = contact.edge_edge_mollifier_threshold(*rest.transpose(1, 0, 2))
+    np.testing.assert_allclose(eps, [ipctk.edge_edge_mollifier_threshold(*x) for x in rest], rtol=1e-14)
+    args = (*X.transpose(1, 0, 2), eps)
+    m = contact.edge_edge_mollifier(*args)
+    assert 100 < (m < 1).sum() < 400
+    np.testing.assert_allclose(m, [ipctk.edge_edge_mollifier(*x, e) for x, e in zip(X, eps)], atol=1e-13)
+    g = np.array([ipctk.edge_edge_mollifier_gradient(*x, e) for x, e in zip(X, eps)])
+    np.testing.assert_allclose(contact.edge_edge_mollifier_gradient(*args), g, atol=1e-12 * np.abs(g).max())
+    H = np.array([ipctk.edge_edge_mollifier_hessian(*x, e) for x, e in zip(X, eps)])
+    np.testing.assert_allclose(contact.edge_edge_mollifier_hessian(*args), H, atol=1e-12 * np.abs(H).max())

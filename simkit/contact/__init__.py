@@ -3,6 +3,8 @@
 - Distances, batched over k stencils of (k, dim) arrays, with gradients and Hessians (stencil in
   argument order) and a readable element tier: ``point_point_distance``, ``point_edge_distance``
   (2D and 3D), ``point_triangle_distance``, ``edge_edge_distance``.
+- The edge-edge mollifier of IPC, ``edge_edge_mollifier`` (and its threshold from the rest
+  positions, ``edge_edge_mollifier_threshold``), with gradient, Hessian and element tier.
 
 Each distance module also has a private batched entry (``_point_triangle(X, order)`` and so on)
 that takes the stacked stencil ``X = x[stencils]`` (k, m, dim), skips the checks, classifies the
@@ -11,6 +13,8 @@ normal, gradient and Hessian together: the collision set's fast path.
 """
 from .edge_edge_distance import (edge_edge_distance, edge_edge_distance_element, edge_edge_distance_gradient,
                                  edge_edge_distance_hessian)
+from .edge_edge_mollifier import (edge_edge_mollifier, edge_edge_mollifier_element, edge_edge_mollifier_gradient,
+                                  edge_edge_mollifier_hessian, edge_edge_mollifier_threshold)
 from .point_edge_distance import (point_edge_distance, point_edge_distance_element, point_edge_distance_gradient,
                                   point_edge_distance_hessian)
 from .point_point_distance import (point_point_distance, point_point_distance_element,
@@ -27,4 +31,6 @@ __all__ = [
     "point_triangle_distance_element",
     "edge_edge_distance", "edge_edge_distance_gradient", "edge_edge_distance_hessian",
     "edge_edge_distance_element",
+    "edge_edge_mollifier", "edge_edge_mollifier_gradient", "edge_edge_mollifier_hessian",
+    "edge_edge_mollifier_threshold", "edge_edge_mollifier_element",
 ]
