@@ -226,6 +226,12 @@ def test_batched_entry_returns_everything_the_collision_set_needs_in_one_pass():
     np.testing.assert_allclose(c.gradient, call(contact.point_triangle_distance_gradient, X), rtol=EXACT)
     np.testing.assert_allclose(c.hessian, call(contact.point_triangle_distance_hessian, X), rtol=EXACT)
     assert _point_triangle(X, 0).gradient is None and _point_triangle(X, 1).hessian is None
+    Phi, K = c.factors                                          # the Hessian as a rank-4 product
+    assert Phi.shape == (50, 12, 4) and K.shape == (50, 4, 4)
+    np.testing.assert_array_equal(K, K.transpose(0, 2, 1))
+    np.testing.assert_allclose(Phi @ K @ Phi.transpose(0, 2, 1), c.hessian, rtol=EXACT, atol=EXACT)
+    light = _point_triangle(X, 2, dense=False)
+    assert light.hessian is None and np.array_equal(light.factors[1], K)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -98,3 +98,42 @@ def test_mollifier_and_its_threshold_agree_with_ipctk():
     np.testing.assert_allclose(contact.edge_edge_mollifier_gradient(*args), g, atol=1e-12 * np.abs(g).max())
     H = np.array([ipctk.edge_edge_mollifier_hessian(*x, e) for x, e in zip(X, eps)])
     np.testing.assert_allclose(contact.edge_edge_mollifier_hessian(*args), H, atol=1e-12 * np.abs(H).max())
+
+
+CCD = {   # family -> (ours, TightInclusionCCD method, stencil size, dim)
+    "point_triangle": (contact.point_triangle_ccd, "point_triangle_ccd", 4, 3),
+    "edge_edge": (contact.edge_edge_ccd, "edge_edge_ccd", 4, 3),
+    "point_edge": (contact.point_edge_ccd, "point_edge_ccd", 3, 2),
+}
+
+
+@pytest.mark.parametrize("family", CCD)
+def test_ccd_is_a_tight_lower_bound_of_ipctks_tight_inclusion_ccd(family):
+    """Random linear motions: never later than ipctk's time of impact (tolerance 1e-9), at least 0.8 of it."""
+    ours, method, m, dim = CCD[family]
+    rng = np.random.default_rng(5)
+    X0 = rng.standard_normal((2000, m, dim))
+    X1 = X0 + 1.5 * rng.standard_normal((2000, m, dim))
+    t = ours(*X0.transpose(1, 0, 2), *X1.transpose(1, 0, 2))
+    tight = ipctk.TightInclusionCCD(1e-9, 10 ** 7, 1.0)
+    ref = np.array([(lambda hit, toi: toi if hit else np.inf)(*getattr(tight, method)(*x0, *x1))
+                    for x0, x1 in zip(X0, X1)])
+    hit = np.isfinite(ref)
+    assert hit.sum() > 100
+    assert np.isfinite(t[hit]).all(), "a collision ipctk finds is missed"
+    assert (t[hit] <= ref[hit] + 1e-8).all()
+    assert (t[hit] >= 0.8 * ref[hit]).all()
+    assert np.median(t[hit] / ref[hit]) > 0.98
+
+
+def test_ccd_is_tighter_than_ipctks_additive_ccd():
+    rng = np.random.default_rng(6)
+    X0 = rng.standard_normal((2000, 4, 3))
+    X1 = X0 + 1.5 * rng.standard_normal((2000, 4, 3))
+    t = contact.point_triangle_ccd(*X0.transpose(1, 0, 2), *X1.transpose(1, 0, 2))
+    additive = ipctk.AdditiveCCD(10 ** 7, 0.9)
+    ref = np.array([(lambda hit, toi: toi if hit else np.inf)(*additive.point_triangle_ccd(*x0, *x1))
+                    for x0, x1 in zip(X0, X1)])
+    hit = np.isfinite(ref) & np.isfinite(t)
+    assert hit.sum() > 80
+    assert np.median(t[hit] / ref[hit]) > 1.05

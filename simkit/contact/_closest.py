@@ -21,7 +21,13 @@ with ``G = (R^T R)^{-1}`` (the free parameters' Gram inverse), ``v_i = R G W_i^T
 projector onto the directions orthogonal to both u and the free directions: ``I - u u^T`` for
 a vertex-vertex region, ``n n^T`` with ``n = u x R / |u x R|`` for a point-line region in 3D, and
 0 otherwise (where ``I - u u^T - R G R^T`` vanishes identically, the 1/d terms cancel exactly
-and are left out, so the Hessian stays accurate as d -> 0).
+and are left out, so the Hessian stays accurate as d -> 0). In stacked columns
+``Fa_l = W_l (x) u`` and ``Fb_l = w (x) R_l`` this is a product of rank at most 4,
+
+    hess d = Phi K Phi^T,  Phi = [Fa | Fb] (with the unit vectors spanning C, times w, in the
+             columns of Fa a region leaves empty),  K = [[-d G, -G], [-G, 0]] (+ 1/d for those),
+
+evaluated as one batched matrix product and also returned factored (``Closest.factors``).
 
 This module holds the kind tables, the batched closest-segment-point helper the classifiers
 share, and ``evaluate``, which turns (kind, y) into a :class:`Closest`. It runs unchecked:
@@ -49,13 +55,18 @@ class Closest:
         ``grad d``, stencil in argument order (order >= 1).
     hessian : (k, m*dim, m*dim) float array or None
         ``hess d`` (order 2).
+    factors : tuple ``(Phi, K)`` or None
+        The Hessian as a rank-4 product, ``hessian = Phi @ K @ Phi^T`` with Phi (k, m*dim, 4) and K
+        (k, 4, 4) symmetric (order 2): a barrier's block ``b'' g g^T + b' hess d`` is then
+        ``[g, Phi] diag(b'', b' K) [g, Phi]^T``, of rank 5, which a PSD projection can work on in
+        5 dimensions instead of m*dim.
     """
 
-    __slots__ = ("kind", "distance", "weights", "normal", "gradient", "hessian")
+    __slots__ = ("kind", "distance", "weights", "normal", "gradient", "hessian", "factors")
 
-    def __init__(self, kind, distance, weights, normal=None, gradient=None, hessian=None):
+    def __init__(self, kind, distance, weights, normal=None, gradient=None, hessian=None, factors=None):
         self.kind, self.distance, self.weights = kind, distance, weights
-        self.normal, self.gradient, self.hessian = normal, gradient, hessian
+        self.normal, self.gradient, self.hessian, self.factors = normal, gradient, hessian, factors
 
 
 class KindTable:
@@ -98,11 +109,12 @@ def segment_parameter(p, a, b):
     return s, dot(r, r)
 
 
-def evaluate(X, table, kind, y, order):
+def evaluate(X, table, kind, y, order, dense=True):
     """``Closest`` of stencils X (k, m, dim) in regions ``kind`` (k,) at parameters y (k, 2).
 
-    ``order`` 0: kind, distance, weights; 1: also normal and gradient; 2: also the Hessian.
-    Unchecked: where a distance is 0 its derivatives are NaN.
+    ``order`` 0: kind, distance, weights; 1: also normal and gradient; 2: also the Hessian's
+    factors and, with ``dense``, the Hessian itself. Unchecked: where a distance is 0 its
+    derivatives are NaN.
     """
     k, m, dim = X.shape
     Wk = table.W[kind]                                             # (k, m, 2)
@@ -117,7 +129,10 @@ def evaluate(X, table, kind, y, order):
         out.normal = u
         out.gradient = (w[:, :, None] * u[:, None, :]).reshape(k, m * dim)
         if order == 2:
-            out.hessian = _hessian(X, Wk, w, u, d, table.n_free[kind]).reshape(k, m * dim, m * dim)
+            out.factors = _hessian_factors(X, Wk, w, u, d, table.n_free[kind])
+            if dense:
+                Phi, K = out.factors
+                out.hessian = (Phi @ K) @ Phi.transpose(0, 2, 1)
     return out
 
 
@@ -135,28 +150,49 @@ def _gram_inverse(R, n_free):
     return G
 
 
-def _hessian(X, Wk, w, u, d, n_free):
-    """(k, m, dim, m, dim) Hessian of d, the formula of the module docstring."""
+def _complement_columns(u, R0, n_free):
+    """Unit vectors N (k, dim, 2) spanning C's range, in the columns a region's free parameters leave empty.
+
+    Vertex regions (no free parameter): the dim - 1 unit vectors orthogonal to u, in columns 0
+    (and 1 in 3D). Point-line regions in 3D (one free parameter, so column 1 is empty): the unit
+    vector orthogonal to u and to the line R0, in column 1. Zero elsewhere.
+    """
+    k, dim = u.shape
+    N = np.zeros((k, dim, 2))
+    vertex = n_free == 0
+    if dim == 2:
+        N[vertex, 0, 0], N[vertex, 1, 0] = -u[vertex, 1], u[vertex, 0]
+        return N
+    line = n_free == 1
+    axis = np.eye(3)[np.argmin(np.abs(u), axis=1)]                # the axis least aligned with u
+    n = cross(u, np.where(line[:, None], R0, axis))
+    n /= np.sqrt(dot(n, n))[:, None]
+    N[vertex, :, 0] = n[vertex]
+    N[vertex, :, 1] = cross(u[vertex], n[vertex])
+    N[line, :, 1] = n[line]
+    return N
+
+
+def _hessian_factors(X, Wk, w, u, d, n_free):
+    """``(Phi, K)`` with the Hessian of d ``Phi K Phi^T``: the formula of the module docstring as a rank-4 product.
+
+    With the columns ``Fa_l = W_l (x) u`` and ``Fb_l = w (x) R_l`` for the free parameters l,
+    ``H = -d Fa G Fa^T - Fa G Fb^T - Fb G Fa^T + sum_n (w (x) n)(w (x) n)^T / d`` over the unit
+    vectors n spanning C, which take the columns of Fa that a region's missing parameters leave
+    empty: ``H = Phi K Phi^T`` with Phi (k, m*dim, 4) and K (k, 4, 4), one batched product.
+    """
     k, m, dim = X.shape
     R = np.einsum("kmj,kmd->kdj", Wk, X)                            # free directions (k, dim, 2)
     G = _gram_inverse(R, n_free)
-    WG = np.einsum("kmj,kjl->kml", Wk, G)
-    M = np.einsum("kml,knl->kmn", WG, Wk)                           # W G W^T (k, m, m)
-    V = np.einsum("kdl,kml->kmd", R, WG)                            # v_i = R G W_i^T (k, m, dim)
-    H = (-d[:, None, None] * M)[:, :, None, :, None] * (u[:, :, None] * u[:, None, :])[:, None, :, None, :]
-    cross_term = (w[:, None, None, :, None] * u[:, None, :, None, None]) * V[:, :, None, None, :]   # w_k u v_i^T
-    H -= cross_term
-    H -= cross_term.transpose(0, 3, 4, 1, 2)
-    C = np.zeros((k, dim, dim))
-    vertex = n_free == 0
-    C[vertex] = np.eye(dim) - u[vertex, :, None] * u[vertex, None, :]
-    if dim == 3:
-        line = n_free == 1
-        n = cross(u[line], R[line, :, 0])
-        n /= np.sqrt(dot(n, n))[:, None]
-        C[line] = n[:, :, None] * n[:, None, :]
-    has_c = vertex | (n_free == 1) if dim == 3 else vertex
-    if has_c.any():
-        H[has_c] += ((w[has_c, :, None] * w[has_c, None, :]) / d[has_c, None, None])[:, :, None, :, None] \
-            * C[has_c, None, :, None, :]
-    return H
+    N = _complement_columns(u, R[:, :, 0], n_free)
+    Phi = np.empty((k, m, dim, 4))
+    Phi[..., :2] = Wk[:, :, None, :] * u[:, None, :, None] + w[:, :, None, None] * N[:, None, :, :]
+    Phi[..., 2:] = w[:, :, None, None] * R[:, None, :, :]
+    K = np.zeros((k, 4, 4))
+    K[:, :2, :2] = -d[:, None, None] * G
+    K[:, :2, 2:] = -G
+    K[:, 2:, :2] = -G
+    has_n = np.einsum("kdj,kdj->kj", N, N) > 0
+    K[:, 0, 0] += np.where(has_n[:, 0], 1.0 / d, 0.0)
+    K[:, 1, 1] += np.where(has_n[:, 1], 1.0 / d, 0.0)
+    return Phi.reshape(k, m * dim, 4), K

@@ -51,8 +51,8 @@ KINDS = KindTable(
 _CANDIDATE_KINDS = np.array([[0, 1, 6], [2, 3, 7], [0, 2, 4], [1, 3, 5]])
 
 
-def _edge_edge(X, order=2):
-    """``Closest`` of stencils X (k, 4, 3) = (a0, a1, b0, b1), unchecked; ``order`` as ``_closest.evaluate``.
+def _edge_edge(X, order=2, dense=True):
+    """``Closest`` of stencils X (k, 4, 3) = (a0, a1, b0, b1), unchecked; ``order``, ``dense`` as ``_closest.evaluate``.
 
     Kinds: 0-3 end point pairs, 4-5 b0 or b1 against A's interior (y[:, 0] = s), 6-7 a0 or a1
     against B's interior (y[:, 0] = t), 8 interior pair (y = (s, t)); s is a1's weight and t
@@ -84,7 +84,7 @@ def _edge_edge(X, order=2):
     y = np.zeros((k, 2))
     y[:, 0] = np.where(interior, s, np.where((kind >= 4), pj, 0.0))
     y[:, 1] = np.where(interior, t, 0.0)
-    return evaluate(X, KINDS, kind, y, order)
+    return evaluate(X, KINDS, kind, y, order, dense)
 
 
 def _checked(a0, a1, b0, b1, order):

@@ -28,8 +28,8 @@ KINDS = KindTable(["P_E0", "P_E1", "P_E"],
                   [[], [], [[0.0, 1.0, -1.0]]])
 
 
-def _point_edge(X, order=2):
-    """``Closest`` of stencils X (k, 3, dim) = (p, a, b), unchecked; ``order`` as ``_closest.evaluate``.
+def _point_edge(X, order=2, dense=True):
+    """``Closest`` of stencils X (k, 3, dim) = (p, a, b), unchecked; ``order``, ``dense`` as ``_closest.evaluate``.
 
     Kinds: 0 ``P_E0`` (closest to a), 1 ``P_E1`` (b), 2 ``P_E`` (interior; y[:, 0] = s).
     """
@@ -37,7 +37,7 @@ def _point_edge(X, order=2):
     kind = np.where(s <= 0, 0, np.where(s >= 1, 1, 2)).astype(np.int8)
     y = np.zeros((X.shape[0], 2))
     y[:, 0] = np.where(kind == 2, s, 0.0)
-    return evaluate(X, KINDS, kind, y, order)
+    return evaluate(X, KINDS, kind, y, order, dense)
 
 
 def _checked(p, a, b, order):

@@ -17,10 +17,10 @@ from ._stencil import points, positive_distances
 KINDS = KindTable(["P_P"], [[1.0, -1.0]], [[]])
 
 
-def _point_point(X, order=2):
-    """``Closest`` of stencils X (k, 2, dim) = (p, q), unchecked; ``order`` as ``_closest.evaluate``."""
+def _point_point(X, order=2, dense=True):
+    """``Closest`` of stencils X (k, 2, dim) = (p, q), unchecked; ``order``, ``dense`` as ``_closest.evaluate``."""
     k = X.shape[0]
-    return evaluate(X, KINDS, np.zeros(k, dtype=np.int8), np.zeros((k, 2)), order)
+    return evaluate(X, KINDS, np.zeros(k, dtype=np.int8), np.zeros((k, 2)), order, dense)
 
 
 def _checked(p, q, order):

@@ -42,8 +42,8 @@ KINDS = KindTable(
 _EDGE_ENDS = np.array([[0, 1], [1, 2], [2, 0]])
 
 
-def _point_triangle(X, order=2):
-    """``Closest`` of stencils X (k, 4, 3) = (p, a, b, c), unchecked; ``order`` as ``_closest.evaluate``.
+def _point_triangle(X, order=2, dense=True):
+    """``Closest`` of stencils X (k, 4, 3) = (p, a, b, c), unchecked; ``order``, ``dense`` as ``_closest.evaluate``.
 
     Kinds: 0-2 vertex a, b, c; 3-5 edge ab, bc, ca (y[:, 0] = the second end's weight); 6 face
     (y = (u, v), the weights of b and c). A zero-area triangle is never classified as a face.
@@ -73,7 +73,7 @@ def _point_triangle(X, order=2):
     y = np.zeros((X.shape[0], 2))
     y[:, 0] = np.where(face, u, np.where(kind >= 3, se, 0.0))
     y[:, 1] = np.where(face, v, 0.0)
-    return evaluate(X, KINDS, kind, y, order)
+    return evaluate(X, KINDS, kind, y, order, dense)
 
 
 def _checked(p, a, b, c, order):
