@@ -39,12 +39,16 @@ def crossing_rods(angle=np.pi / 2, gap=2e-3, s=0.4, t=0.6):
 
 
 def point_over_face(height=2e-3, where=(0.3, 0.2)):
-    """A triangle (1, 2, 3) and a point 0 `height` above the barycentric point `where` (the face region)."""
+    """A triangle (1, 2, 3) and a point 0 `height` above the barycentric point `where` (the face region).
+
+    The point is a corner of a small triangle (0, 4, 5) on its side of the face, far from the big
+    triangle's edges. "Above" is along the face's normal (b - a) x (c - a), which points to -y.
+    """
     a, b, c = np.array([0.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.1]), np.array([0.1, 0.0, 1.0])
     u, v = where
     n = np.cross(b - a, c - a)
-    p = a + u * (b - a) + v * (c - a) + height * n / np.linalg.norm(n)
-    # the point is one corner of a small triangle of its own, far from the big one's edges
-    X = np.array([p, a, b, c, p + [0.05, 0.05, 0.0], p + [0.0, 0.05, 0.05]])
+    n /= np.linalg.norm(n)
+    p = a + u * (b - a) + v * (c - a) + height * n
+    X = np.array([p, a, b, c, p + 0.05 * (n + [1.0, 0.0, 0.0]), p + 0.05 * (n + [0.0, 0.0, 1.0])])
     F = np.array([[1, 2, 3], [0, 4, 5]])
     return X, F, simkit.edges(F)

@@ -36,13 +36,13 @@ Mollifier: ``m = edge_edge_mollifier(a0, a1, b0, b1, eps_x)`` with
 """
 import numpy as np
 
+from ._segment_distance import segment_distance2
 from .edge_edge_distance import _edge_edge
 from .edge_edge_mollifier import THRESHOLD, _edge_edge_mollifier
 from .point_edge_distance import _point_edge
 from .point_point_distance import _point_point
 from .point_triangle_distance import _point_triangle
 
-NEAR_PARALLEL = 1e-8        # the cull keeps edge pairs with sin^2(angle) below this whatever their distance
 CULL_SLACK = 1.0 + 1e-6     # the cull keeps pairs up to d_hat^2 times this (round-off of the two methods)
 
 # point-triangle kinds 0-2 (vertex a, b, c) and 3-5 (edge ab, bc, ca): the triangle's local nodes
@@ -219,33 +219,6 @@ def _build_2d(mesh, X, d_hat, weight, point_edge):
                        _point_edge_group(X, nodes[interior], w[interior], merge=False)], X.copy())
 
 
-def _segment_distance2(X, nodes):
-    """Squared distance (k,) of segments (a0, a1) and (b0, b1), nodes (k, 4), and a near-parallel flag (k,).
-
-    Ericson's clamped closest points ("Real-Time Collision Detection", 5.1.9) on coordinate
-    columns: a few times cheaper than the edge-edge classification, so it culls the broad
-    phase's candidates before it. Near-parallel pairs (sin^2 of the angle below 1e-8) are
-    flagged, since there round-off in the line parameter can overestimate the distance.
-    """
-    P = [[X[nodes[:, j], c] for c in range(3)] for j in range(4)]
-    ea = [P[1][c] - P[0][c] for c in range(3)]
-    eb = [P[3][c] - P[2][c] for c in range(3)]
-    w = [P[0][c] - P[2][c] for c in range(3)]
-
-    def dot(u, v):
-        return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
-
-    a, e, f, c, b = dot(ea, ea), dot(eb, eb), dot(eb, w), dot(ea, w), dot(ea, eb)
-    denom = a * e - b * b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.clip(np.where(denom > 0, (b * f - c * e) / denom, 0.0), 0.0, 1.0)
-        t = (b * s + f) / e
-        s = np.where(t < 0, np.clip(-c / a, 0.0, 1.0), np.where(t > 1, np.clip((b - c) / a, 0.0, 1.0), s))
-        t = np.clip(t, 0.0, 1.0)
-    r = [w[i] + s * ea[i] - t * eb[i] for i in range(3)]
-    return dot(r, r), denom <= NEAR_PARALLEL * a * e
-
-
 def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):
     pt_nodes = np.column_stack([point_face[:, 0], mesh.faces[point_face[:, 1]]])
     pt = _point_triangle(X[pt_nodes], 0)
@@ -256,10 +229,11 @@ def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):
 
     E = mesh.edges
     ee_nodes = np.column_stack([E[edge_edge[:, 0]], E[edge_edge[:, 1]]])
-    d2, parallel = _segment_distance2(X, ee_nodes)
+    ee_X = X[ee_nodes]
+    d2, parallel = segment_distance2(ee_X)
     near = (d2 < d_hat * d_hat * CULL_SLACK) | parallel
-    edge_edge, ee_nodes = edge_edge[near], ee_nodes[near]
-    ee = _edge_edge(X[ee_nodes], 0)
+    edge_edge, ee_nodes, ee_X = edge_edge[near], ee_nodes[near], ee_X[near]
+    ee = _edge_edge(ee_X, 0)
     _require_apart(ee, ee_nodes, "edges (a0, a1, b0, b1)")
     on = ee.distance < d_hat
     ee_pairs, ee_nodes, ee_kind = edge_edge[on], ee_nodes[on], ee.kind[on]
