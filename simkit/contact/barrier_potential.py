@@ -154,10 +154,10 @@ def hessian(collisions, d_hat, kappa, psd=True):
         data = np.concatenate([c.reshape(-1) for c in columns]) if columns else np.zeros(0)
         indices = np.concatenate([d.reshape(-1) for d in dofs]) if dofs else np.zeros(0, int)
         Wt = sps.csr_matrix((data, indices, indptr), shape=(len(sizes), N))
-        H = (Wt.T @ Wt).tocsr()
-        H.sort_indices()
-        # W W^T is symmetric, so its CSR arrays are also its CSC arrays: no transpose needed
-        return sps.csc_matrix((H.data, H.indices, H.indptr), shape=(N, N))
+        H = Wt.T @ Wt                             # W (CSC) times W^T: CSC, indices unsorted
+        # H is symmetric, so its CSC arrays read as CSR are H again; converting that to CSC is a
+        # counting sort that leaves every column's indices sorted (cheaper than sorting them)
+        return sps.csr_matrix((H.data, H.indices, H.indptr), shape=H.shape).tocsc()
     H = sps.csc_matrix((N, N))
     for g in collisions.groups:
         B = _exact_blocks(collisions, g, d_hat, kappa)

@@ -12,8 +12,10 @@ from .contact import Friction, HalfSpaceContact, SegmentContact, min_step
 from .elastic import ElasticEnergy
 from .gravity import Gravity
 from .inertia import Inertia
+from .mesh_contact import MeshContact
 from .pins import PenaltySpring
 from .springs import SpringEnergy
 
 __all__ = ["Term", "Sum", "SpringEnergy", "Bending", "PenaltySpring", "Gravity", "Inertia",
-           "HalfSpaceContact", "SegmentContact", "Friction", "min_step", "ElasticEnergy"]
+           "HalfSpaceContact", "SegmentContact", "Friction", "min_step", "ElasticEnergy",
+           "MeshContact"]
