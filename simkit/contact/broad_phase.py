@@ -24,6 +24,9 @@ from scipy.spatial import cKDTree
 from .. import _validate
 
 CLASS_RATIO = 4.0          # half-extents within one size class differ by at most this factor
+# sliding-midpoint trees: built about 3x faster than scipy's default median split, and answer these
+# ball queries as fast or faster (measured on the benchmark's sheets and 2D rings)
+_TREE = {"balanced_tree": False, "compact_nodes": False}
 _SLACK = 1.0 + 1e-9        # the tree's radius, a hair above 1 so round-off in the scaling drops no pair
 
 
@@ -114,12 +117,12 @@ def _self_pairs(lo, hi):
     for g, (idx_a, c_a, h_a) in enumerate(groups):
         for idx_b, c_b, h_b in groups[g:]:
             R = _scale(h_a, h_b)
-            tree_a = cKDTree(c_a / R)
+            tree_a = cKDTree(c_a / R, **_TREE)
             if idx_b is idx_a:
                 near = tree_a.query_pairs(_SLACK, p=np.inf, output_type="ndarray")
                 i, j = near[:, 0], near[:, 1]
             else:
-                near = tree_a.sparse_distance_matrix(cKDTree(c_b / R), _SLACK, p=np.inf, output_type="ndarray")
+                near = tree_a.sparse_distance_matrix(cKDTree(c_b / R, **_TREE), _SLACK, p=np.inf, output_type="ndarray")
                 i, j = near["i"], near["j"]
             found_i.append(_take(idx_a, i, len(lo)))
             found_j.append(_take(idx_b, j, len(lo)))
@@ -134,8 +137,8 @@ def _cross_pairs(lo_a, hi_a, lo_b, hi_b):
         for idx_a, c_a, h_a in _groups(lo_a, hi_a):
             for idx_b, c_b, h_b in groups_b:
                 R = _scale(h_a, h_b)
-                near = cKDTree(c_a / R).sparse_distance_matrix(cKDTree(c_b / R), _SLACK, p=np.inf,
-                                                               output_type="ndarray")
+                near = cKDTree(c_a / R, **_TREE).sparse_distance_matrix(cKDTree(c_b / R, **_TREE), _SLACK, p=np.inf,
+                                                                         output_type="ndarray")
                 found_i.append(_take(idx_a, near["i"], len(lo_a)))
                 found_j.append(_take(idx_b, near["j"], len(lo_b)))
     i, j = _overlapping(lo_a, hi_a, lo_b, hi_b, *_concatenate(found_i, found_j))
