@@ -127,3 +127,24 @@ def test_the_same_steps_unfiltered_do_intersect():
     """The invariant above is not vacuous: without the filter, the same generator intersects."""
     bad = sum(intersecting_states(scene, seed, 5e-3, filtered=False) for scene in SCENES for seed in range(3))
     assert bad >= 6
+
+
+def test_2d_time_of_impact_is_a_tight_lower_bound_of_the_exact_segment_roots():
+    """In 2D the filter agrees with simkit.ccd's exact quadratic roots (SegmentContact's filter)."""
+    from simkit import ccd
+    rng = np.random.default_rng(8)
+    k = 12
+    t = np.linspace(0.0, 2 * np.pi, k, endpoint=False)
+    ring = np.column_stack([np.cos(t), np.sin(t)])
+    X = np.concatenate([ring, ring + [2.1, 0.05]])
+    loop = np.column_stack([np.arange(k), (np.arange(k) + 1) % k])
+    S = np.concatenate([loop, loop + k])
+    bodies = np.repeat([0, 1], k)
+    term = MeshContact(X, 0.05, 1.0, edges=S, bodies=bodies)
+    for _ in range(5):
+        dX = 0.05 * rng.standard_normal(X.shape)
+        dX[k:, 0] -= rng.uniform(0.2, 0.6)                    # the right ring into the left one
+        exact = ccd.segment_max_step(X, dX, S, bodies=bodies, safety=0.5) / 0.5
+        ours = min(term.max_step(X.reshape(-1, 1), dX.reshape(-1, 1)) / term.safety, 1.0)
+        assert exact < 1.0
+        assert 0.8 * exact <= ours <= exact * (1 + 1e-9)
