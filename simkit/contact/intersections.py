@@ -36,7 +36,7 @@ from ._closest import cross, dot
 from ._orient import orient2d, orient3d
 from ._stencil import ZERO_AREA, points
 
-BIG_BOX_CELLS = 4          # boxes spanning more cells than this along an axis skip the grid
+BIG_BOX_CELLS = 64         # boxes covering more grid cells than this skip the grid
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,8 +160,8 @@ def _box_pairs(lo_a, hi_a, group_a, lo_b, hi_b, group_b):
     lo_a, hi_a, lo_b, hi_b = (v / h for v in (lo_a, hi_a, lo_b, hi_b))   # grid cells of size 1
     ca0, ca1 = np.floor(lo_a).astype(np.int64), np.floor(hi_a).astype(np.int64)
     cb0, cb1 = np.floor(lo_b).astype(np.int64), np.floor(hi_b).astype(np.int64)
-    big_a = (ca1 - ca0 >= BIG_BOX_CELLS).any(axis=1)
-    big_b = (cb1 - cb0 >= BIG_BOX_CELLS).any(axis=1)
+    big_a = (ca1 - ca0 + 1).prod(axis=1) > BIG_BOX_CELLS
+    big_b = (cb1 - cb0 + 1).prod(axis=1) > BIG_BOX_CELLS
     pairs = [_grid_pairs(ca0, ca1, group_a, ~big_a, cb0, cb1, group_b, ~big_b, lo_a, lo_b)]
     # the few big boxes against every box of the other set (big-big once), a chunk of pairs at a time
     for big, others, flip in ((np.flatnonzero(big_a), np.arange(len(lo_b)), False),
