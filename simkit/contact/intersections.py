@@ -37,6 +37,7 @@ from ._orient import orient2d, orient3d
 from ._stencil import ZERO_AREA, points
 
 BIG_BOX_CELLS = 64         # boxes covering more grid cells than this skip the grid
+CHUNK_PRIMITIVES = 100_000  # count_intersections takes as many frames at once as hold this many edges and faces
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,7 +321,7 @@ def has_intersections(x, faces, edges=None, *, bodies=None):
 
 
 def count_intersections(states, faces, edges=None, *, bodies=None):
-    r"""The number of intersecting edge-face pairs in each of N mesh states, in one batch.
+    r"""The number of intersecting edge-face pairs in each of N mesh states, a batch of frames at a time.
 
     :math:`c_s = |\{(e, f) : e \cap f \ne \emptyset \text{ in state } s\}|` (``edge_face_intersections`` per state)
 
@@ -339,4 +340,9 @@ def count_intersections(states, faces, edges=None, *, bodies=None):
         0 for a state free of intersections.
     """
     Y, F, E, labels = _mesh_args(states, faces, edges, bodies, stacked=True)
-    return np.bincount(_intersecting(Y, F, E, labels)[0], minlength=len(Y))
+    counts = np.zeros(len(Y), dtype=np.int64)
+    per_chunk = max(1, CHUNK_PRIMITIVES // max(1, len(E) + len(F)))     # bounded memory for long runs
+    for start in range(0, len(Y), per_chunk):
+        chunk = Y[start:start + per_chunk]
+        counts[start:start + len(chunk)] = np.bincount(_intersecting(chunk, F, E, labels)[0], minlength=len(chunk))
+    return counts
