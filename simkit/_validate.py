@@ -135,6 +135,15 @@ def index_vector(i, name, n):
     return index_array(arr.reshape(-1, 1), name, 1, n)[:, 0]
 
 
+def body_labels(bodies, n, name="bodies"):
+    """One integer body label per node: shape (n,) (an (n, 1) column is accepted), returned as (n,)."""
+    labels = np.asarray(bodies)
+    if labels.shape not in ((n,), (n, 1)) or not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(f"{name}: expected one integer label per node, shape ({n},), got {labels.shape} "
+                         f"of dtype {labels.dtype}")
+    return labels.reshape(n)
+
+
 def _per_element(p, name, m, what):
     """p as an (m,) float array: from (m,), (m, 1), or a scalar / length-1 array meaning every element."""
     arr = real_array(p, name)
