@@ -24,6 +24,7 @@ import numpy as np
 from ._additive_ccd import lipschitz_bound
 from ._segment_distance import segment_distance2
 from .edge_edge_ccd import _edge_edge_ccd
+from .edge_edge_distance import _edge_edge
 from .point_edge_ccd import _point_edge_ccd
 from .point_edge_distance import _point_edge
 from .point_triangle_ccd import _point_triangle_ccd
@@ -92,13 +93,19 @@ def collision_free_step(mesh, X, dX, safety):
         for f, (nodes, ccd, _, _, _) in enumerate(families):
             stencils = nodes[row[chosen[family[chosen] == f]]]
             if len(stencils):
-                t = ccd(X[stencils], X1[stencils])
-                if not np.minimum.reduce(t) > 0:              # 0 only where they touch at the start
-                    bad = stencils[np.flatnonzero(t <= 0)[:3]]
-                    raise ValueError(f"x: {WHAT[mesh.dim][f]} {', '.join(str(tuple(int(v) for v in b)) for b in bad)} "
-                                     "touch (distance 0) at the start of the step; barrier contact needs positions "
-                                     "free of contact")
-                earliest = min(earliest, float(t.min()))
+                # only contacts before the earliest one found matter: search [0, earliest], smallest time only
+                t = ccd(X[stencils], X1[stencils], t_max=min(1.0, earliest), minimum=True)
+                if not t > 0:                                  # 0 only where two primitives touch at the start
+                    _name_touching(mesh, f, stencils, X)
+                earliest = min(earliest, t)
         start += batch
         batch *= 4
     return min(1.0, safety * earliest)
+
+
+def _name_touching(mesh, family, stencils, X):
+    """Raise ValueError naming the stencils of `family` at distance 0 in X."""
+    distance = (_point_triangle if mesh.dim == 3 and family == 0 else _edge_edge if mesh.dim == 3 else _point_edge)
+    bad = stencils[distance(X[stencils], 0).distance <= 0][:3]
+    raise ValueError(f"x: {WHAT[mesh.dim][family]} {', '.join(str(tuple(int(v) for v in b)) for b in bad)} touch "
+                     "(distance 0) at the start of the step; barrier contact needs positions free of contact")
