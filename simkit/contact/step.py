@@ -64,7 +64,16 @@ def collision_free_step(mesh, X, dX, safety):
         Two primitives touch at X (distance 0): the message names them.
     """
     X1 = X + dX
-    point_target, edge_edge = mesh.swept_candidates(X, X1)
+    return min(1.0, safety * earliest_contact(mesh, X, X1, *mesh.swept_candidates(X, X1)))
+
+
+def earliest_contact(mesh, X, X1, point_target, edge_edge):
+    """A lower bound on the first contact time in [0, 1] of the candidate pairs (``inf`` if none).
+
+    ``point_target`` and ``edge_edge`` as ``CollisionMesh.swept_candidates`` returns them; the
+    pairs go through the CCD in order of their earliest possible contact (module docstring).
+    """
+    dX = X1 - X
     if mesh.dim == 3:
         families = [(np.column_stack([point_target[:, 0], mesh.faces[point_target[:, 1]]]), _point_triangle_ccd,
                      lambda S: _point_triangle(S, 0).distance, [0], [1, 2, 3]),
@@ -83,7 +92,7 @@ def collision_free_step(mesh, X, dX, safety):
             family.append(np.full(len(nodes), f))
             row.append(np.arange(len(nodes)))
     if not bounds:
-        return 1.0
+        return np.inf
     bounds, family, row = np.concatenate(bounds), np.concatenate(family), np.concatenate(row)
     order = np.argsort(bounds, kind="stable")
     earliest, start, batch = np.inf, 0, FIRST_BATCH
@@ -100,7 +109,7 @@ def collision_free_step(mesh, X, dX, safety):
                 earliest = min(earliest, t)
         start += batch
         batch *= 4
-    return min(1.0, safety * earliest)
+    return earliest
 
 
 def _name_touching(mesh, family, stencils, X):
