@@ -313,6 +313,15 @@ def returned_scalar(value, name, where):
     return scalar
 
 
+def step_fraction(value, where, name="max_step"):
+    """The step fraction a line-search filter returned: a real scalar in (0, 1], as float."""
+    alpha = returned_scalar(value, name, where)
+    if not 0.0 < alpha <= 1.0:
+        raise ValueError(f"{name}: expected the callable to return a step fraction in (0, 1] at {where}, "
+                         f"got {alpha}")
+    return alpha
+
+
 def returned_column(value, name, where, size):
     """The finite (size, 1) column (or (size,) vector) a callable returned, as (size, 1)."""
     try:
