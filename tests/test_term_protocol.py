@@ -114,6 +114,14 @@ def _elastic(dim):
     return terms.ElasticEnergy(X, T, mu, lam, "neo-hookean", psd=False), x, 1e-6
 
 
+def _spring_body(dim):
+    if dim == 2:
+        X, T = simkit.grid_rectangle(3, 3, 1.0, 1.0)
+    else:
+        X, T = simkit.grid_box(2, 2, 2, 1.0, 1.0, 1.0)
+    return terms.SpringBody(X, T, ym=20.0, rho=2.0), _stretched(X, 10), 1e-6
+
+
 def _sum(dim):
     X, E, J, _ = _chain(dim)
     ground, x = _ground(X, dim)
@@ -143,7 +151,7 @@ def _held(dim):
 CASES = {
     "SpringEnergy": _springs, "Bending": _bending, "PenaltySpring": _pins, "Gravity": _gravity,
     "Inertia": _inertia, "HalfSpaceContact": _half_space, "SegmentContact": _segments, "Friction": _friction,
-    "ElasticEnergy": _elastic, "Sum": _sum, "Map": lambda dim: _map(dim, sparse=True),
+    "ElasticEnergy": _elastic, "SpringBody": _spring_body, "Sum": _sum, "Map": lambda dim: _map(dim, sparse=True),
     "Map (dense B)": lambda dim: _map(dim, sparse=False), "Held": _held,
 }
 PARAMS = [(name, dim) for name in CASES for dim in ((2,) if name == "SegmentContact" else (2, 3))]

@@ -9,6 +9,8 @@ targets) and then evaluates simkit's energy kernels unchecked, so a chapter can 
 thousands of times on a tiny system. ``Sum(*terms)`` (or ``a + b``) is one more term;
 ``Map(term, B, x0)`` is a term of other coordinates ``x = B z + x0`` (reduced models), and
 ``Held(term, x_held, fixed)`` the one of the free coordinates when some are held.
+``SpringBody(X, T, ...)`` is a mesh's mass-spring potential (springs and gravity) with its
+lumped mass matrix.
 """
 from .base import Sum, Term
 from .bending import Bending
@@ -18,7 +20,8 @@ from .gravity import Gravity
 from .inertia import Inertia
 from .map import Held, Map
 from .pins import PenaltySpring
+from .spring_body import SpringBody
 from .springs import SpringEnergy
 
-__all__ = ["Term", "Sum", "Map", "Held", "SpringEnergy", "Bending", "PenaltySpring", "Gravity", "Inertia",
+__all__ = ["Term", "Sum", "Map", "Held", "SpringEnergy", "SpringBody", "Bending", "PenaltySpring", "Gravity", "Inertia",
            "HalfSpaceContact", "SegmentContact", "Friction", "ElasticEnergy"]

@@ -135,7 +135,7 @@ class Sum(Term):
         self._updates = tuple(term.update for term in terms if callable(getattr(term, "update", None)))
 
     def __repr__(self):
-        return f"Sum({', '.join(type(term).__name__ for term in self.terms)})"
+        return f"{type(self).__name__}({', '.join(type(term).__name__ for term in self.terms)})"
 
     def _total(self, method, x):
         first, *rest = self.terms
