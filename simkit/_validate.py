@@ -161,14 +161,17 @@ def mass_matrix(M, name, size=None):
     return M, rows
 
 
-def returned_scalar(value, name, where):
-    """The real scalar (size-1 arrays accepted) a callable returned; NaN and -inf are errors, +inf is not."""
+def returned_scalar(value, name, where, finite=True):
+    """The real scalar (size-1 arrays accepted) a callable returned; NaN and -inf are errors, +inf is not.
+
+    ``finite=False`` checks the kind only (the caller checks the value later, e.g. of a sum).
+    """
     arr = np.asarray(value)
     if arr.size != 1 or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
         raise TypeError(f"{name}: expected the callable to return a real scalar at {where}, "
                         f"got {type(value).__name__} of shape {arr.shape}")
     scalar = float(arr.reshape(-1)[0])
-    if math.isnan(scalar) or scalar == -math.inf:
+    if finite and (math.isnan(scalar) or scalar == -math.inf):
         raise ValueError(f"{name}: returned {scalar} at {where}; expected a finite energy")
     return scalar
 
@@ -182,8 +185,8 @@ def step_fraction(value, where, name="max_step"):
     return alpha
 
 
-def returned_column(value, name, where, size):
-    """The finite (size, 1) column (or (size,) vector) a callable returned, as (size, 1)."""
+def returned_column(value, name, where, size, finite=True):
+    """The finite (size, 1) column (or (size,) vector) a callable returned, as (size, 1) (``finite=False``: any values)."""
     try:
         arr = real_array(value, name)
     except TypeError as err:
@@ -191,13 +194,13 @@ def returned_column(value, name, where, size):
     if arr.shape not in ((size, 1), (size,)):
         raise ValueError(f"{name}: expected the callable to return a ({size}, 1) array at {where}, "
                          f"got shape {arr.shape}")
-    if not np.isfinite(arr).all():
+    if finite and not np.isfinite(arr).all():
         raise ValueError(f"{name}: returned non-finite values (NaN or inf) at {where}")
     return arr.reshape(size, 1)
 
 
-def returned_matrix(value, name, where, size):
-    """The finite (size, size) matrix (sparse, ndarray or numpy.matrix) a callable returned."""
+def returned_matrix(value, name, where, size, finite=True):
+    """The finite (size, size) matrix (sparse, ndarray or numpy.matrix) a callable returned (``finite=False``: any)."""
     if sps.issparse(value):
         data = value.data
     else:
@@ -208,6 +211,6 @@ def returned_matrix(value, name, where, size):
     if value.shape != (size, size):
         raise ValueError(f"{name}: expected the callable to return a ({size}, {size}) matrix at {where}, "
                          f"got shape {value.shape}")
-    if not np.isfinite(data).all():
+    if finite and not np.isfinite(data).all():
         raise ValueError(f"{name}: returned a matrix with non-finite entries (NaN or inf) at {where}")
     return value

@@ -179,3 +179,18 @@ def test_a_term_with_positional_options_or_a_second_filter_is_refused():
         simkit.integrators.backward_euler(x_curr[:4], x_prev[:4], potential, M, 0.02)
     with pytest.raises(TypeError, match=r"^backward_euler: expected \(energy_func, gradient_func, hessian_func, M, h\)"):
         simkit.integrators.backward_euler(x_curr, x_prev, potential.energy, potential.gradient, potential.hessian, M)
+
+
+def test_bad_values_of_the_callables_are_named():
+    potential, M, x_curr, x_prev = _cable()
+    step = simkit.integrators.backward_euler
+    with pytest.raises(ValueError, match="^gradient_func: returned non-finite values .* at Newton iteration 1"):
+        step(x_curr, x_prev, potential.energy, lambda x: potential.gradient(x) * np.nan, potential.hessian, M, 0.02)
+    with pytest.raises(ValueError, match="^energy_func: returned nan at Newton iteration 1"):
+        step(x_curr, x_prev, lambda x: np.nan, potential.gradient, potential.hessian, M, 0.02)
+    with pytest.raises(ValueError, match=r"^gradient_func: expected the callable to return a \(12, 1\) array"):
+        step(x_curr, x_prev, potential.energy, lambda x: x[:3], potential.hessian, M, 0.02)
+    with pytest.raises(TypeError, match="^hessian_func: expected a real numeric array"):
+        step(x_curr, x_prev, potential.energy, potential.gradient, lambda x: [["a"] * 12] * 12, M, 0.02)
+    x = step(x_curr, x_prev, potential.energy, lambda x: potential.gradient(x).ravel(), potential.hessian, M, 0.02)
+    np.testing.assert_array_equal(x, step(x_curr, x_prev, potential, M, 0.02))     # an (N,) gradient is fine

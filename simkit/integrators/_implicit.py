@@ -13,19 +13,23 @@ from ..terms.inertia import Inertia
 
 
 class Callables(Term):
-    """Upstream's potential as three callables, a term whose values are checked as Newton checks its own."""
+    """Upstream's potential as three callables, one term.
+
+    Their values are checked for kind and shape here (an (N,) gradient becomes (N, 1)); Newton
+    checks that the sums with the inertia are finite, and names the callable and the iteration.
+    """
 
     def __init__(self, energy_func, gradient_func, hessian_func, size, where):
         self.funcs, self.size, self._where = (energy_func, gradient_func, hessian_func), size, where
 
     def energy(self, x):
-        return _validate.returned_scalar(self.funcs[0](x), "energy_func", self._where)
+        return _validate.returned_scalar(self.funcs[0](x), "energy_func", self._where, finite=False)
 
     def gradient(self, x):
-        return _validate.returned_column(self.funcs[1](x), "gradient_func", self._where, self.size)
+        return _validate.returned_column(self.funcs[1](x), "gradient_func", self._where, self.size, finite=False)
 
     def hessian(self, x):
-        return _validate.returned_matrix(self.funcs[2](x), "hessian_func", self._where, self.size)
+        return _validate.returned_matrix(self.funcs[2](x), "hessian_func", self._where, self.size, finite=False)
 
 
 def potential_term(integrator, energy_func, gradient_func, hessian_func, M, h, size, max_step, step_norm):
