@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from ._cache import ArrayKeyedCache
-from .checks import (element_param, element_values, finite, finite_array, index_array, index_vector,  # noqa: F401
+from .checks import (boolean, element_param, element_values, finite, finite_array, index_array, index_vector,  # noqa: F401
                      integer, positions, positive_scalar, real_array, real_scalar)
 
 
@@ -56,6 +56,15 @@ def node_positions(x, dim=None, name="x", dims=(1, 2, 3)):
     return finite(arr.reshape(N // dim, dim), name)
 
 
+def body_labels(bodies, n, name="bodies"):
+    """One integer body label per node: shape (n,) (an (n, 1) column is accepted), returned as (n,)."""
+    labels = np.asarray(bodies)
+    if labels.shape not in ((n,), (n, 1)) or not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(f"{name}: expected one integer label per node, shape ({n},), got {labels.shape} "
+                         f"of dtype {labels.dtype}")
+    return labels.reshape(n)
+
+
 def time_step(h, name="h"):
     """A time step: > 0 and finite, with ``h**2`` a normal positive float (``1/h**2`` finite too)."""
     value = positive_scalar(h, name)
@@ -73,13 +82,6 @@ _H_MAX = math.sqrt(np.finfo(float).max) * (1.0 - 1e-15)
 def iteration_count(k, name):
     """An integer >= 1."""
     return integer(k, name, low=1)
-
-
-def boolean(flag, name):
-    """A bool (numpy bools too); TypeError for anything else, e.g. a positional 3 taken as a flag."""
-    if not isinstance(flag, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected True or False, got {type(flag).__name__} {flag!r}")
-    return bool(flag)
 
 
 def choice(value, name, options):
