@@ -33,6 +33,7 @@ bench: $(READY)  ## print the library, 3D and video benchmarks (SIMKIT_UPSTREAM=
 	$(BIN)/python benchmarks/bench_step.py
 	$(BIN)/python benchmarks/bench_fem.py
 	$(BIN)/python benchmarks/bench_video.py
+	$(BIN)/python benchmarks/bench_intersections.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment
 	$(BIN)/python -m pip freeze --exclude-editable > requirements.lock

@@ -23,6 +23,7 @@ from .gradient_cfd import gradient_cfd, hessian_cfd
 from .gravity_force import gravity_force
 from .grid_sheet import grid_sheet
 from .hinge_quads import hinge_quads
+from .intersections_2d import count_intersections_2d, intersections_2d
 from .massmatrix import massmatrix
 from .psd_project import psd_project
 from . import ccd, terms
@@ -34,6 +35,7 @@ __all__ = [
     "dihedral_angles_3d", "dihedral_angles_3d_gradient_element", "dihedral_angles_3d_hessian_element",
     "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
     "edge_lengths", "edges", "gradient_cfd", "hessian_cfd", "gravity_force", "grid_sheet", "hinge_quads",
+    "intersections_2d", "count_intersections_2d",
     "massmatrix", "psd_project",
     "ccd", "terms",
 ]
