@@ -1,6 +1,6 @@
 """Deterministic, atomic PNG export of a matplotlib figure."""
 
-from .. import _validate
+from simkit import _validate
 from ._atomic import atomic_copy, atomic_target, check_output_path, make_parent
 
 
