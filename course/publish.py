@@ -2,10 +2,10 @@
 
 ``Chapter`` saves each figure and video of a notebook into ``results/<chapter>/``, publishes
 its copy ``media/<prefix>_<name>.png|mp4`` (``media_dir()``, so the build can stage it) and
-returns what the page shows. The copy obeys the media rule (``course.media_rule``): a rendering
-that only round-off changed (another CPU, another BLAS kernel) leaves the published file's bytes
-as they are, so running a chapter from Jupyter Lab or nbclient leaves ``git status`` clean unless
-a reader could see the difference. ``check_frames_inside`` refuses a video whose nodes leave
+returns what the page shows. The copy obeys the media rule (``course.filesystem.media_rule``):
+a rendering that only round-off changed (another CPU, another BLAS kernel) leaves the published
+file's bytes as they are, so running a chapter from Jupyter Lab or nbclient leaves ``git status``
+clean unless a reader could see the difference. ``check_frames_inside`` refuses a video whose nodes leave
 their axes; ``embed_video`` inlines an MP4 in the page; ``show_video`` saves and embeds an
 animation in one call, as chapter 014's seed does.
 """
@@ -19,8 +19,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from simkit import _validate
-from . import media_rule
-from .filesystem import BlitAnimation, atomic_copy, save_animation, save_figure
+from .filesystem import BlitAnimation, media_rule, save_animation, save_figure
 
 from ._public import public
 from .style import DENSITY, DPI
@@ -103,8 +102,8 @@ class Chapter:
     alt text is the ``alt`` argument. See the README, "Adding a chapter".
 
     A published file that already shows what the new rendering shows keeps its bytes (the media
-    rule, ``course.media_rule``): re-running a chapter on another machine changes ``media/`` only
-    where a reader could see it.
+    rule, ``course.filesystem.media_rule``): re-running a chapter on another machine changes
+    ``media/`` only where a reader could see it.
 
     Parameters
     ----------
@@ -185,7 +184,7 @@ class Chapter:
             path = save_figure(fig, result, dpi=DENSITY * fig.dpi)
         finally:
             plt.close(fig)
-        publish(path, published)
+        media_rule.publish(path, published)
         with open(path, "rb") as fh:
             data = fh.read()
         width = int.from_bytes(data[16:20], "big")        # PNG IHDR: width, then height
@@ -227,33 +226,9 @@ class Chapter:
             path = save_animation(anim, result, fps)
         finally:
             plt.close(fig)
-        publish(path, published)
+        media_rule.publish(path, published)
         width = round(fig.get_size_inches()[0] * DPI)
         return embed_video(path, alt=alt, width=width)
-
-
-def publish(path, published):
-    """Copy a new rendering to its published place, unless the file there already shows the same.
-
-    The media rule (``course.media_rule.compare``): PNGs by their pixels, MP4s by format, frame
-    count and decoded frames; a difference no reader could see keeps the published bytes.
-
-    Parameters
-    ----------
-    path : str
-        The new rendering (a ``.png`` or ``.mp4`` in ``results/``).
-    published : str
-        Absolute path of its published copy (in ``media_dir()``); written atomically when replaced.
-
-    Returns
-    -------
-    replaced : bool
-        False when the published file was kept.
-    """
-    if os.path.isfile(published) and media_rule.compare(path, published).same:
-        return False
-    atomic_copy(path, published, "published")
-    return True
 
 
 def show_video(fig, anim, path, fps=20, copy_to=None):

@@ -2,7 +2,7 @@
 
 This file is the command line and the orchestration; the jobs live in ``scripts/bookbuild/``:
 executing and publishing a chapter (``chapters``) and the site (``site``); the media rule is
-``course.media_rule``, which the chapters' publisher applies as well.
+``course.filesystem.media_rule``, which the chapters' publisher applies as well.
 
 - Every notebook in ``_toc.yml`` whose execution record no longer holds is executed; up to
   one chapter per core runs at once, each in its own kernel, longest (by its last run) first.

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 from bookbuild import chapters  # noqa: E402
 from bookbuild.tree import Tree  # noqa: E402
 
-from course import media_rule, publish  # noqa: E402
+from course.filesystem import media_rule  # noqa: E402
 from course.filesystem import BlitAnimation, save_animation, save_figure  # noqa: E402
 
 ROUND_OFF = 1e-12         # relative perturbation of a trajectory, as another CPU or BLAS kernel gives
@@ -108,12 +108,12 @@ def test_publishing_keeps_the_tracked_bytes_unless_a_reader_sees_a_change(render
 
 def test_the_chapters_publisher_applies_the_rule_where_it_copies(renders, tmp_path):
     published = tmp_path / "media" / renders["published"].name
-    assert publish.publish(str(renders["published"]), str(published))         # nothing there yet: copied
+    assert media_rule.publish(str(renders["published"]), str(published))         # nothing there yet: copied
     before = digest(published)
     for case in ("round_off", "invisible"):
-        assert not publish.publish(str(renders[case]), str(published)), case
+        assert not media_rule.publish(str(renders[case]), str(published)), case
         assert digest(published) == before, case
-    assert publish.publish(str(renders["parameter"]), str(published))
+    assert media_rule.publish(str(renders["parameter"]), str(published))
     assert published.read_bytes() == renders["parameter"].read_bytes()
 
 

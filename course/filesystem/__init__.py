@@ -4,7 +4,8 @@ The writers of the course's media, beside their users: the chapters' publisher
 (``course.publish``), the drawing helpers (their animations are ``BlitAnimation`` objects) and the
 site build (``scripts/``), which also asks which ffmpeg encodes (``find_encoder``) and whether the
 process owning a leftover is alive (``process_alive``). Upstream simkit's names
-``simkit.filesystem.save_figure`` and ``save_animation`` call these.
+``simkit.filesystem.save_figure`` and ``save_animation`` call these. ``media_rule`` decides
+whether a new rendering replaces a published file (the publisher and the build apply it).
 
 matplotlib and ffmpeg are imported lazily (inside the functions, and ``BlitAnimation`` on first
 access), so importing this package needs neither.

@@ -5,5 +5,5 @@
 - ``site``: the strict Jupyter Book build of the site, swapped in on success.
 
 The media rule (whether a new rendering shows what the published file shows) is
-``course.media_rule``: the chapters' publisher applies it too, wherever a chapter runs.
+``course.filesystem.media_rule``: the chapters' publisher applies it too, wherever a chapter runs.
 """

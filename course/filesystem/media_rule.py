@@ -35,12 +35,15 @@ in expanded form, which left trajectories 2e-3 m apart under another BLAS kernel
 margin; the pins' energy and force are now exact on the held coordinates and the drape takes
 full steps with the line search on).
 """
+import os
 import re
 import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
+from ._atomic import atomic_copy
 
 PIXEL_LEVEL = 32            # two pixels look alike when no channel differs by more than this (of 255)
 SHIFT = 1                   # ... and a pixel's look-alike may be this many pixels away (half a CSS pixel at 2x)
@@ -218,7 +221,7 @@ def compare_pngs(new, old, level=PIXEL_LEVEL, fraction=PIXEL_FRACTION):
 
 def find_ffmpeg():
     """The pinned ffmpeg that decodes videos."""
-    from .filesystem import find_encoder
+    from ._encoder import find_encoder
     return find_encoder().exe
 
 
@@ -249,3 +252,29 @@ def compare(new, old, ffmpeg=None):
     except (OSError, ValueError) as err:          # an unreadable published file: publish the new one
         return Comparison(False, f"not comparable ({err})".splitlines()[0], float("nan"))
     return Comparison(False, "bytes differ", float("nan"))
+
+
+def publish(path, published):
+    """Copy a new rendering to its published place, unless the file there already shows the same.
+
+    ``compare`` decides: PNGs by their pixels, MP4s by format, frame count and decoded frames; a
+    difference no reader could see keeps the published bytes. The chapters' publisher
+    (``Chapter.figure``, ``Chapter.video``) copies every figure and video through it.
+
+    Parameters
+    ----------
+    path : str
+        The new rendering (a ``.png`` or ``.mp4`` in ``results/``).
+    published : str
+        Absolute path of its published copy (in ``course.publish.media_dir()``); written atomically
+        when replaced.
+
+    Returns
+    -------
+    replaced : bool
+        False when the published file was kept.
+    """
+    if os.path.isfile(published) and compare(path, published).same:
+        return False
+    atomic_copy(path, published, "published")
+    return True
