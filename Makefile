@@ -31,6 +31,7 @@ bench: $(READY)  ## print the library, 3D and video benchmarks (SIMKIT_UPSTREAM=
 	$(BIN)/python benchmarks/bench_simkit.py
 	$(BIN)/python benchmarks/bench_3d.py
 	$(BIN)/python benchmarks/bench_step.py
+	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_fem.py
 	$(BIN)/python benchmarks/bench_video.py
 	$(BIN)/python benchmarks/bench_intersections.py

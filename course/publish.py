@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
-from simkit import _validate
+from simkit import checks
 from .filesystem import BlitAnimation, media_rule, save_animation, save_figure
 
 from ._public import public
@@ -344,7 +344,7 @@ def embed_video(path, alt=None, width=None):
     if alt is not None and not isinstance(alt, str):
         raise TypeError(f"alt: expected a str, got {type(alt).__name__}")
     if width is not None:
-        width = _validate.integer(width, "width", low=1)
+        width = checks.integer(width, "width", low=1)
     from html import escape
 
     from IPython.display import HTML

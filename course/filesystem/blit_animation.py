@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.animation import FuncAnimation
 from matplotlib.artist import Artist
 
-from simkit import _validate
+from simkit import checks
 
 
 class BlitAnimation(FuncAnimation):
@@ -40,8 +40,9 @@ class BlitAnimation(FuncAnimation):
     """
 
     def __init__(self, fig, update, n_frames, artists, interval=50, repeat=True):
-        _validate.callables(update=update)
-        n_frames = _validate.integer(n_frames, "n_frames", low=1)
+        if not callable(update):
+            raise TypeError(f"update: expected a callable, got {type(update).__name__}")
+        n_frames = checks.integer(n_frames, "n_frames", low=1)
         artists = list(artists)
         if not artists:
             raise ValueError("artists: expected at least one animated artist")
