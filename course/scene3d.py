@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.artist import Artist
 
 from simkit import checks
-from simkit.filesystem import BlitAnimation
+from .filesystem import BlitAnimation
 
 from ._inputs import _scene_limits, _series
 from ._public import public
@@ -217,7 +217,7 @@ def animate_scene_3d(scenes, t, series=None, titles=None, view=None, lims=None, 
     -------
     fig : matplotlib.figure.Figure
         At ``DENSITY * DPI`` dots per inch.
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     panels = _panels(scenes)
     titles = _titles(titles, len(panels))
