@@ -32,9 +32,12 @@ bench: $(READY)  ## print the library, 3D, contact and video benchmarks (SIMKIT_
 	$(BIN)/python benchmarks/bench_simkit.py
 	$(BIN)/python benchmarks/bench_3d.py
 	$(BIN)/python benchmarks/bench_step.py
+	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_fem.py
 	$(BIN)/python benchmarks/bench_contact_primitives.py
 	$(BIN)/python benchmarks/bench_video.py
+	$(BIN)/python benchmarks/bench_render.py
+	$(BIN)/python benchmarks/bench_intersections.py
 	$(BIN)/python benchmarks/bench_contact.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment

@@ -1,6 +1,6 @@
 """2D animations: spring networks moving beside their energy curves, or in a grid of panels on one clock.
 
-Each helper returns ``(fig, anim)`` with ``anim`` a ``simkit.filesystem.BlitAnimation``:
+Each helper returns ``(fig, anim)`` with ``anim`` a ``course.filesystem.BlitAnimation``:
 the static parts are drawn once, and per frame only the animated artists (``zorder >=
 ANIM_Z``) are redrawn and piped to the encoder. Publish the pair with ``Chapter.video``.
 """
@@ -9,8 +9,8 @@ import re
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from simkit import _validate
-from simkit.filesystem import BlitAnimation
+from simkit import checks
+from .filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _points, _scene_limits, _series, _states
 from .plots2d import plot_spring_network
@@ -21,7 +21,7 @@ from .style import (ANIM_Z, DENSITY, DPI, ENERGY_COLORS, PIN_C, SPRING_EDGE, TRA
 def _pin_points(pin_pts):
     if pin_pts is None:
         return None
-    return _points(np.atleast_2d(_validate.finite_array(pin_pts, "pin_pts")), "pin_pts")
+    return _points(np.atleast_2d(checks.finite_array(pin_pts, "pin_pts")), "pin_pts")
 
 
 def _label_formatter(t, xlabel, time_format):
@@ -92,12 +92,12 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
     Returns
     -------
     fig : matplotlib.figure.Figure
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     P = _states(states)
     T, n = P.shape[:2]
-    E = _validate.index_array(E, "E", 2, n)
-    t = _validate.finite_array(t, "t").reshape(-1)
+    E = checks.index_array(E, "E", 2, n)
+    t = checks.finite_array(t, "t").reshape(-1)
     if t.shape[0] != T:
         raise ValueError(f"t: expected one value per state ({T}), got {t.shape[0]}")
     series = _series(series, T, "series", "states")
@@ -117,31 +117,44 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
                                                            node_size, lw)
         stamp = ax_s.text(0.02, 0.96, label_of(t[0]), transform=ax_s.transAxes, ha="left", va="top",
                           fontsize=10, color="0.25", zorder=ANIM_Z + 3)
-        traces = []
-        for j, (key, y) in enumerate(series.items()):
-            ax_e.plot(t, y, color=cols[key], lw=1.2, alpha=0.25)
-            line, = ax_e.plot(t[:1], y[:1], color=cols[key], lw=2.2, label=key, zorder=ANIM_Z + 2 * j)
-            dot, = ax_e.plot(t[:1], y[:1], "o", color=cols[key], ms=7, mec="white", mew=1.2,
-                             zorder=ANIM_Z + 2 * j + 1)
-            traces.append((line, dot, y))
-        Y = np.concatenate(list(series.values()))
-        ax_e.set_xlim(*_padded(t.min(), t.max(), 0.02))
-        ax_e.set_ylim(*_padded(Y.min(), Y.max(), 0.06))
+        traces = _trace_series(ax_e, t, series, cols)
         _finish_plot(fig, ax_e, False, xlabel, ylabel, title, legend=len(series) > 1)
         fig.tight_layout()
 
     def update(i):
         springs.set_segments(segments[i])
         nodes.set_offsets(P[i])
-        for line, dot, y in traces:
-            line.set_data(t[:i + 1], y[:i + 1])
-            dot.set_data(t[i:i + 1], y[i:i + 1])
+        _advance_traces(traces, t, i)
         stamp.set_text(label_of(t[i]))
 
     artists = [springs, nodes, stamp, *(a for line, dot, _ in traces for a in (line, dot))]
     if pins is not None:
         artists.append(pins)
     return fig, BlitAnimation(fig, update, T, artists, interval=interval)
+
+
+def _trace_series(ax, t, series, colors):
+    """Faint full curves of ``series`` over ``t`` and, above them, animated ones traced up to a frame.
+
+    Returns the list of ``(line, dot, values)`` that ``_advance_traces`` moves to a frame.
+    """
+    traces = []
+    for j, (key, y) in enumerate(series.items()):
+        ax.plot(t, y, color=colors[key], lw=1.2, alpha=0.25)
+        line, = ax.plot(t[:1], y[:1], color=colors[key], lw=2.2, label=key, zorder=ANIM_Z + 2 * j)
+        dot, = ax.plot(t[:1], y[:1], "o", color=colors[key], ms=7, mec="white", mew=1.2, zorder=ANIM_Z + 2 * j + 1)
+        traces.append((line, dot, y))
+    Y = np.concatenate(list(series.values()))
+    ax.set_xlim(*_padded(t.min(), t.max(), 0.02))
+    ax.set_ylim(*_padded(Y.min(), Y.max(), 0.06))
+    return traces
+
+
+def _advance_traces(traces, t, i):
+    """Trace every curve of ``_trace_series`` up to frame ``i``, its dot at frame ``i``."""
+    for line, dot, y in traces:
+        line.set_data(t[:i + 1], y[:i + 1])
+        dot.set_data(t[i:i + 1], y[i:i + 1])
 
 
 def _padded(lo, hi, pad):
@@ -225,7 +238,7 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     -------
     fig : matplotlib.figure.Figure
         At ``DENSITY * DPI`` dots per inch.
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     if not isinstance(panels, (list, tuple)) or not panels:
         error = ValueError if isinstance(panels, (list, tuple)) else TypeError
@@ -238,7 +251,7 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         if "states" not in panel or "E" not in panel:
             raise ValueError(f"panels[{k}]: expected keys 'states' and 'E' (and optionally 'title'), got {sorted(panel)}")
         P = _states(panel["states"], f"panels[{k}]['states']")
-        E = _validate.index_array(panel["E"], f"panels[{k}]['E']", 2, P.shape[1])
+        E = checks.index_array(panel["E"], f"panels[{k}]['E']", 2, P.shape[1])
         rest = panel.get("rest")
         rest = None if rest is None else _points(rest, f"panels[{k}]['rest']", P.shape[1])
         refs = _polylines(panel.get("refs"), f"panels[{k}]['refs']")
@@ -252,16 +265,16 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     T = counts[0]
     for k, d in enumerate(data):
         if d["t"] is not None:
-            d["t"] = _validate.finite_array(d["t"], f"panels[{k}]['t']" if "t" in panels[k] else "t").reshape(-1)
+            d["t"] = checks.finite_array(d["t"], f"panels[{k}]['t']" if "t" in panels[k] else "t").reshape(-1)
             if d["t"].shape[0] != T:
                 raise ValueError(f"t: expected one value per frame ({T}), got {d['t'].shape[0]}")
             d["label_of"] = _label_formatter(d["t"], "time  (s)", d["time_format"])
-    fps = _validate.positive_scalar(fps, "fps")
+    fps = checks.positive_scalar(fps, "fps")
     if counter_loc not in COUNTER_PLACES:
         raise ValueError(f"counter_loc: expected one of {sorted(COUNTER_PLACES)}, got {counter_loc!r}")
     if ncols is None:
         ncols = len(data)
-    ncols = min(_validate.integer(ncols, "ncols", low=1), len(data))
+    ncols = min(checks.integer(ncols, "ncols", low=1), len(data))
     nrows = -(-len(data) // ncols)
     lims = _scene_limits(lims) or _auto_scene_limits(np.concatenate([d["P"].reshape(-1, 2) for d in data]))
     pin_pts = _pin_points(pin_pts)

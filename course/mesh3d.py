@@ -13,13 +13,13 @@ import matplotlib.colors as mcolors
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 
-from simkit import _validate
-from simkit.filesystem import BlitAnimation
+from simkit import checks
+from .filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _indices, _points, _scene_limits, _states
 from ._public import public
 from .style import (ANIM_Z, BOUNDARY_C, CLOTH_BACK, CLOTH_FRONT, DENSITY, DPI, HINGE_C, PIN_C, SPRING_EDGE,
-                    _new_figure, _style_axes, style)
+                    _new_figure, _panel_grid, _style_axes, style)
 
 #: float : ambient part of the flat shading, :math:`s = a + d \max(n \cdot \ell, 0)`.
 AMBIENT = 0.45
@@ -48,7 +48,7 @@ VIEW_3D = View()
 def _view(view):
     if view is None:
         return VIEW_3D
-    angles = _validate.finite_array(view, "view")
+    angles = checks.finite_array(view, "view")
     if angles.shape != (2,):
         raise ValueError(f"view: expected View(elev, azim) in degrees, got shape {angles.shape}")
     if abs(angles[0]) >= 90.0:
@@ -78,7 +78,7 @@ def view_basis(view=None):
 
 
 def _triangles(F, n, name="F"):
-    F = _validate.index_array(F, name, 3, n)
+    F = checks.index_array(F, name, 3, n)
     if F.shape[0] == 0:
         raise ValueError(f"{name}: expected at least one triangle, got shape {F.shape}")
     return F
@@ -262,16 +262,13 @@ def plot_meshes_3d(panels, view=None, shared_lims=True, figsize=None, suptitle=N
     basis_view = _view(view)
     lims = mesh_limits([P[0] for P, *_ in data], basis_view) if shared_lims else None
     with style():
-        fig, axes = _new_figure(figsize or (3.4 * ncols, 3.2 * nrows), nrows=nrows, ncols=ncols, squeeze=False)
-        axes = axes.ravel()
+        fig, axes = _panel_grid(figsize or (3.4 * ncols, 3.2 * nrows), len(data), ncols)
         for ax, (P, F, title, pins) in zip(axes, data):
             plot_mesh_3d(ax, P[0], F, pins=pins, view=basis_view, lims=lims, title=title, **mesh_kw)
-        for ax in axes[len(data):]:
-            ax.remove()
         if suptitle is not None:
             fig.suptitle(suptitle)
         fig.tight_layout()
-    return fig, axes[:len(data)]
+    return fig, axes
 
 
 def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_format="t = {:.2f} s",
@@ -304,17 +301,17 @@ def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_fo
     Returns
     -------
     fig : matplotlib.figure.Figure
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     data = _panels3d(panels)
     counts = {P.shape[0] for P, *_ in data}
     if len(counts) != 1:
         raise ValueError(f"panels: expected the same number of frames in every panel, got {sorted(counts)}")
     T = counts.pop()
-    t = _validate.finite_array(t, "t").reshape(-1)
+    t = checks.finite_array(t, "t").reshape(-1)
     if t.shape[0] != T:
         raise ValueError(f"t: expected {T} values (one per frame of the panels), got {t.shape[0]}")
-    fps = _validate.positive_scalar(fps, "fps")
+    fps = checks.positive_scalar(fps, "fps")
     view = _view(view)
     basis = view_basis(view)
     lims = mesh_limits(np.concatenate([P.reshape(-1, 3) for P, *_ in data])[None], view)
@@ -386,9 +383,9 @@ def plot_sheet_hinges(ax, X, F, C, hinge=None, title=None, labels=("e0", "e1", "
     X = _points(X, "X", dim=3)
     n = X.shape[0]
     F = _triangles(F, n)
-    C = _validate.index_array(C, "C", 4, n)
+    C = checks.index_array(C, "C", 4, n)
     if hinge is not None:
-        hinge = _validate.integer(hinge, "hinge", low=0)
+        hinge = checks.integer(hinge, "hinge", low=0)
         if hinge >= C.shape[0]:
             raise ValueError(f"hinge: expected a row of C in [0, {C.shape[0]}), got {hinge}")
     P = X[:, [0, 2]]

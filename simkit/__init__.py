@@ -7,7 +7,11 @@ keep the type of the matrix they are given, as upstream simkit 0.1.8). Functions
 upstream follow its conventions; the API page lists the deliberate differences. ``import
 simkit`` needs only numpy and scipy.
 """
-from . import contact, energies, filesystem, integrators, solvers, terms
+from . import ccd, checks, contact, energies, filesystem, integrators, solvers, terms
+from .boundary_edges import boundary_edges
+from .boundary_faces import boundary_faces
+from .combine_meshes import combine_meshes
+from .deformation_jacobian import deformation_jacobian
 from .dihedral_angles import dihedral_angles
 from .dihedral_angles_2d import (dihedral_angles_2d, dihedral_angles_2d_gradient_element,
                                  dihedral_angles_2d_hessian_element)
@@ -21,28 +25,23 @@ from .edge_lengths import edge_lengths
 from .edges import edges
 from .gradient_cfd import gradient_cfd, hessian_cfd
 from .gravity_force import gravity_force
-from .grid_sheet import grid_sheet
-from .hinge_quads import hinge_quads
-from .massmatrix import massmatrix
-from .psd_project import psd_project
-from . import ccd, terms
-
-__all__ = [
-    "contact", "energies", "filesystem", "integrators", "solvers", "terms",
-    "dihedral_angles", "dihedral_angles_gradient_element", "dihedral_angles_hessian_element",
-    "dihedral_angles_2d", "dihedral_angles_2d_gradient_element", "dihedral_angles_2d_hessian_element",
-    "dihedral_angles_3d", "dihedral_angles_3d_gradient_element", "dihedral_angles_3d_hessian_element",
-    "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
-    "edge_lengths", "edges", "gradient_cfd", "hessian_cfd", "gravity_force", "grid_sheet", "hinge_quads",
-    "massmatrix", "psd_project",
-    "ccd", "terms",
-]
-from . import terms
-from .boundary_faces import boundary_faces
-from .deformation_jacobian import deformation_jacobian
 from .grid_box import grid_box
 from .grid_rectangle import grid_rectangle
+from .grid_sheet import grid_sheet
+from .hinge_quads import hinge_quads
+from .intersections_2d import count_intersections_2d, intersections_2d
+from .massmatrix import massmatrix
+from .psd_project import psd_project
 from .volume import volume
 from .ympr_to_lame import ympr_to_lame
 
-__all__ += ["terms", "boundary_faces", "deformation_jacobian", "grid_box", "grid_rectangle", "volume", "ympr_to_lame"]
+__all__ = [
+    "ccd", "checks", "contact", "energies", "filesystem", "integrators", "solvers", "terms",
+    "boundary_edges", "boundary_faces", "combine_meshes", "deformation_jacobian",
+    "dihedral_angles", "dihedral_angles_gradient_element", "dihedral_angles_hessian_element",
+    "dihedral_angles_2d", "dihedral_angles_2d_gradient_element", "dihedral_angles_2d_hessian_element",
+    "dihedral_angles_3d", "dihedral_angles_3d_gradient_element", "dihedral_angles_3d_hessian_element",
+    "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian", "edge_lengths", "edges",
+    "gradient_cfd", "hessian_cfd", "gravity_force", "grid_box", "grid_rectangle", "grid_sheet", "hinge_quads",
+    "intersections_2d", "count_intersections_2d", "massmatrix", "psd_project", "volume", "ympr_to_lame",
+]
