@@ -73,6 +73,21 @@ def test_gauss_newton_hessian_is_psd_and_symmetric(name):
     assert np.linalg.eigvalsh(P).min() > -1e-10 * np.abs(P).max()
 
 
+def test_both_assemblies_of_the_gauss_newton_hessian_agree(monkeypatch):
+    """Small sets go through a cached pattern of dense blocks, large ones through the product W W^T."""
+    from simkit.contact import barrier_potential
+    X, F, E = two_sheets(m=5)
+    term = MeshContact(X, D_HAT, KAPPA, edges=E, faces=F)
+    x = X.reshape(-1, 1)
+    assert len(term.collisions(x)) > 100 and len(term.collisions(x).groups) == 4
+    monkeypatch.setattr(barrier_potential, "FEW_COLLISIONS", 0)
+    product = term.hessian(x)
+    monkeypatch.setattr(barrier_potential, "FEW_COLLISIONS", 10 ** 6)
+    blocks = term.hessian(x)
+    assert product.has_sorted_indices and blocks.has_sorted_indices
+    np.testing.assert_allclose(product.toarray(), blocks.toarray(), rtol=0, atol=1e-12 * abs(blocks).max())
+
+
 def test_gauss_newton_of_a_point_point_pair_is_the_eigenvalue_clamp_of_the_exact_block():
     X = np.array([[0.0, 0.0, 0.0], [0.3, 0.0, 0.1], [0.1, 0.0, 0.4],
                   [-1e-3, 2e-3, -1e-3], [-0.3, 0.2, 0.1], [0.05, 0.3, -0.4]])

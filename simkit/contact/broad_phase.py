@@ -28,6 +28,8 @@ CLASS_RATIO = 4.0          # half-extents within one size class differ by at mos
 # sliding-midpoint trees: built about 3x faster than scipy's default median split, and answer these
 # ball queries as fast or faster (measured on the benchmark's sheets and 2D rings)
 _TREE = {"balanced_tree": False, "compact_nodes": False}
+# up to this many box pairs, every pair is tested at once (a tree's construction costs more)
+ALL_PAIRS = 4096
 _SLACK = 1.0 + 1e-9        # the tree's radius, a hair above 1 so round-off in the scaling drops no pair
 
 
@@ -112,7 +114,17 @@ def _overlapping(lo_a, hi_a, lo_b, hi_b, i, j):
     return i, j
 
 
+def _all_pairs(lo_a, hi_a, lo_b, hi_b):
+    """Every pair (i, j) of overlapping boxes by one broadcast comparison (a few boxes: a chapter's small scene)."""
+    overlap = ((lo_a[:, None] <= hi_b[None]) & (lo_b[None] <= hi_a[:, None])).all(axis=2)
+    return np.nonzero(overlap)
+
+
 def _self_pairs(lo, hi):
+    if len(lo) * len(lo) <= ALL_PAIRS:
+        i, j = _all_pairs(lo, hi, lo, hi)
+        keep = i < j
+        return np.column_stack([i[keep], j[keep]]).astype(np.int64)
     groups = _groups(lo, hi)
     found_i, found_j = [], []
     for g, (idx_a, c_a, h_a) in enumerate(groups):
@@ -132,6 +144,8 @@ def _self_pairs(lo, hi):
 
 
 def _cross_pairs(lo_a, hi_a, lo_b, hi_b):
+    if len(lo_a) * len(lo_b) <= ALL_PAIRS:
+        return np.column_stack(_all_pairs(lo_a, hi_a, lo_b, hi_b)).astype(np.int64)
     found_i, found_j = [], []
     if len(lo_a) and len(lo_b):
         groups_b = _groups(lo_b, hi_b)
