@@ -29,7 +29,8 @@ non-negative eigenvalue, ``lambda = (a + sqrt(a^2 + 4 beta^2)) / 2`` with ``a = 
 ``b' hess d`` is negative semi-definite); for the other stencils it drops the coupling of the
 normal's rotation, of relative size ``d / L`` (L the primitives' size). Every block is rank one,
 ``v v^T``, so the Hessian is assembled as ``W W^T`` with one sparse column ``v`` per collision:
-no dense 12x12 blocks, no eigensolver, no sort.
+no dense 12x12 blocks, no eigensolver, no sort. (Up to ``FEW_COLLISIONS`` collisions, a small
+scene's, the blocks go through ``simkit._assembly``'s cached pattern instead: cheaper there.)
 
 Friction: each collision's lagged normal force is ``lambda = -kappa w m b'(d) >= 0``, its
 tangent plane is orthogonal to n, and its relative tangential displacement is
