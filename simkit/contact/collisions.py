@@ -229,10 +229,10 @@ def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):
 
     E = mesh.edges
     ee_nodes = np.column_stack([E[edge_edge[:, 0]], E[edge_edge[:, 1]]])
-    ee_X = X[ee_nodes]
-    d2, parallel = segment_distance2(ee_X)
+    d2, parallel = segment_distance2(X, ee_nodes)
     near = (d2 < d_hat * d_hat * CULL_SLACK) | parallel
-    edge_edge, ee_nodes, ee_X = edge_edge[near], ee_nodes[near], ee_X[near]
+    edge_edge, ee_nodes = edge_edge[near], ee_nodes[near]
+    ee_X = X[ee_nodes]
     ee = _edge_edge(ee_X, 0)
     _require_apart(ee, ee_nodes, "edges (a0, a1, b0, b1)")
     on = ee.distance < d_hat

@@ -34,9 +34,9 @@ FIRST_BATCH = 1024      # pairs with the earliest bounds that go through the CCD
 WHAT = {3: ("vertex and triangle (p, a, b, c)", "edges (a0, a1, b0, b1)"), 2: ("vertex and segment (p, a, b)",)}
 
 
-def _edge_edge_lower_distance(S):
-    """A lower bound (k,) on the distances of edge pairs S (k, 4, 3): 0 where nearly parallel, round-off off."""
-    d2, parallel = segment_distance2(S)
+def _edge_edge_lower_distance(X, nodes):
+    """A lower bound (k,) on the distances of edge pairs nodes (k, 4) at X: 0 where nearly parallel, round-off off."""
+    d2, parallel = segment_distance2(X, nodes)
     return np.where(parallel, 0.0, np.sqrt(d2) * (1.0 - 1e-12))
 
 
@@ -76,19 +76,19 @@ def earliest_contact(mesh, X, X1, point_target, edge_edge):
     dX = X1 - X
     if mesh.dim == 3:
         families = [(np.column_stack([point_target[:, 0], mesh.faces[point_target[:, 1]]]), _point_triangle_ccd,
-                     lambda S: _point_triangle(S, 0).distance, [0], [1, 2, 3]),
+                     lambda X, nodes: _point_triangle(X[nodes], 0).distance, [0], [1, 2, 3]),
                     (np.column_stack([mesh.edges[edge_edge[:, 0]], mesh.edges[edge_edge[:, 1]]]), _edge_edge_ccd,
                      _edge_edge_lower_distance, [0, 1], [2, 3])]
     else:
         families = [(np.column_stack([point_target[:, 0], mesh.edges[point_target[:, 1]]]), _point_edge_ccd,
-                     lambda S: _point_edge(S, 0).distance, [0], [1, 2])]
+                     lambda X, nodes: _point_edge(X[nodes], 0).distance, [0], [1, 2])]
     # every pair's earliest possible contact, d0 / l, and which family it belongs to
     bounds, family, row = [], [], []
     for f, (nodes, _, distance, side_a, side_b) in enumerate(families):
         if len(nodes):
             speed = lipschitz_bound(dX[nodes], side_a, side_b)
             with np.errstate(divide="ignore", invalid="ignore"):
-                bounds.append(np.where(speed > 0, distance(X[nodes]) / speed, np.inf))
+                bounds.append(np.where(speed > 0, distance(X, nodes) / speed, np.inf))
             family.append(np.full(len(nodes), f))
             row.append(np.arange(len(nodes)))
     if not bounds:
