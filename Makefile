@@ -38,6 +38,7 @@ bench: $(READY)  ## print the library, 3D, contact and video benchmarks (SIMKIT_
 	$(BIN)/python benchmarks/bench_video.py
 	$(BIN)/python benchmarks/bench_render.py
 	$(BIN)/python benchmarks/bench_intersections.py
+	$(BIN)/python benchmarks/bench_contact.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment
 	$(BIN)/python -m pip freeze --exclude-editable --exclude ipctk > requirements.lock
