@@ -46,6 +46,7 @@ from .volume import volume
 from .ympr_to_lame import ympr_to_lame
 
 __all__ += ["terms", "boundary_faces", "deformation_jacobian", "grid_box", "grid_rectangle", "volume", "ympr_to_lame"]
+from .affine_body_jacobian import affine_body_jacobian
 from .dirichlet_laplacian import dirichlet_laplacian
 from .lbs_jacobian import lbs_jacobian
 from .linear_modal_analysis import linear_modal_analysis
@@ -53,5 +54,5 @@ from .project_into_subspace import project_into_subspace
 from .skinning_eigenmodes import skinning_eigenmodes
 from .spectral_cubature import spectral_cubature
 
-__all__ += ["dirichlet_laplacian", "lbs_jacobian", "linear_modal_analysis",
+__all__ += ["affine_body_jacobian", "dirichlet_laplacian", "lbs_jacobian", "linear_modal_analysis",
             "project_into_subspace", "skinning_eigenmodes", "spectral_cubature"]

@@ -6,6 +6,7 @@ so a chapter can call it thousands of times on a tiny system. Every term returns
 energy, an ``(N, 1)`` gradient and a sparse ``(N, N)`` Hessian of stacked node-major positions
 ``x`` (``N = n * dim``); ``Sum(*terms)`` (or ``a + b``) is one more term.
 """
+from .affine_orthogonality import AffineOrthogonality
 from .base import Sum, Term
 from .bending import Bending
 from .contact import Friction, HalfSpaceContact, SegmentContact, min_step
@@ -13,7 +14,9 @@ from .elastic import ElasticEnergy
 from .gravity import Gravity
 from .inertia import Inertia
 from .pins import PenaltySpring
+from .reduced_elastic import ReducedElasticEnergy
 from .springs import SpringEnergy
 
 __all__ = ["Term", "Sum", "SpringEnergy", "Bending", "PenaltySpring", "Gravity", "Inertia",
-           "HalfSpaceContact", "SegmentContact", "Friction", "min_step", "ElasticEnergy"]
+           "HalfSpaceContact", "SegmentContact", "Friction", "min_step", "ElasticEnergy",
+           "ReducedElasticEnergy", "AffineOrthogonality"]
