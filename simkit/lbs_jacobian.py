@@ -33,12 +33,13 @@ def lbs_jacobian(V, W):
         raise ValueError(f"W: expected shape ({n}, k), one row per vertex of V, got {W.shape}")
     k = W.shape[1]
     V1 = np.hstack([V, np.ones((n, 1))])
-    values = W[:, :, None] * V1[:, None, :]                                  # (n, k, dim+1)
-    cols = np.arange(k * (dim + 1))[None, :] * dim + np.arange(dim)[:, None]  # (dim, k*(dim+1))
-    data = np.broadcast_to(values.reshape(n, 1, -1), (n, dim, k * (dim + 1)))
-    indices = np.broadcast_to(cols[None], (n, dim, k * (dim + 1)))
-    indptr = np.arange(n * dim + 1) * (k * (dim + 1))
-    J = sps.csr_matrix((data.reshape(-1), indices.reshape(-1), indptr), shape=(n * dim, k * (dim + 1) * dim))
+    # column (b, c, i) holds W[v, b] * V1[v, c] in the rows v*dim + i: built straight in CSC order
+    values = W.T[:, None, None, :] * V1.T[None, :, None, :]                     # (k, dim+1, 1, n)
+    data = np.broadcast_to(values, (k, dim + 1, dim, n))
+    rows = np.arange(n)[None, :] * dim + np.arange(dim)[:, None]                # (dim, n)
+    indices = np.broadcast_to(rows, (k, dim + 1, dim, n))
+    indptr = np.arange(k * (dim + 1) * dim + 1) * n
+    J = sps.csc_matrix((data.reshape(-1), indices.reshape(-1), indptr), shape=(n * dim, k * (dim + 1) * dim))
     J.has_sorted_indices = True
     J.eliminate_zeros()
-    return J.tocsc()
+    return J

@@ -2,9 +2,10 @@ r"""Linear vibration modes of an elastic mesh: the lowest eigenpairs of ``K b = 
 import numpy as np
 import scipy.sparse as sps
 
-from . import _eigen, _validate
-from .deformation_jacobian import deformation_jacobian
-from .energies.elastic import elastic_hessian_x
+from . import _assembly, _eigen, _validate
+from .deformation_jacobian import shape_gradients
+from .energies import _hyperelastic as _he
+from .energies import linear_elasticity
 from .massmatrix import lumped_masses
 from .volume import volume
 
@@ -20,6 +21,24 @@ def free_dofs(bI, n, dim, name="bI"):
     keep = np.ones(n, dtype=bool)
     keep[bI] = False
     return (np.flatnonzero(keep)[:, None] * dim + np.arange(dim)).reshape(-1)
+
+
+def linear_elasticity_stiffness(X, T, mu, lam):
+    r"""The linear-elasticity stiffness K of a validated P1 mesh, assembled from its element blocks.
+
+    :math:`K = \sum_e \mathrm{vol}_e\, L_e^\top \tfrac{\partial P}{\partial F} L_e` (the material's own dP/dF,
+    ``simkit.energies.linear_elasticity``), without forming the deformation Jacobian: (n*d, n*d) csc_matrix.
+    """
+    (n, d), t = X.shape, T.shape[0]
+    material = linear_elasticity.MATERIAL
+    mu, lam = _he.parameters(material, mu, lam, t)
+    vol, G = volume(X, T)[:, 0], shape_gradients(X, T)
+    identity = np.broadcast_to(np.eye(d)[:, :, None], (d, d, min(t, _he.CHUNK)))
+    blocks = np.empty((t, (d + 1) * d, (d + 1) * d))
+    for s in range(0, t, _he.CHUNK):                      # in chunks: the temporaries stay in cache
+        e = slice(s, s + _he.CHUNK)
+        blocks[e] = material.x_blocks(identity[..., :G[e].shape[0]], mu[e], lam[e], vol[e], G[e], psd=False)
+    return _assembly.element_pattern(T, d, n * d).matrix(blocks)
 
 
 def mode_count(k, available, what):
@@ -89,13 +108,11 @@ def linear_modal_analysis(X, T, k, bI=None, *, mu=None, lam=None, rho=1.0):
         orphan = np.unique(free[masses[free] <= 0] // dim)
         raise ValueError(f"T: {orphan.size} free node(s) belong to no element and have no mass, e.g. node "
                          f"{orphan[0]}; remove them or clamp them with bI")
-    J = deformation_jacobian(X, T)
-    K = elastic_hessian_x(X, J, mu, lam, volume(X, T), "linear-elasticity", psd=False)
-    K = K[free][:, free]
-    M = sps.diags(masses[free], format="csc")
+    K = linear_elasticity_stiffness(X, T, mu, lam)
+    K, m = K[free][:, free], masses[free]
     if upstream and bI is not None:
-        K = K + UPSTREAM_SHIFT * M
-    E, Bf = _eigen.lowest_eigenpairs(K, M, k, _eigen.relative_shift(K, M))
+        K = K + UPSTREAM_SHIFT * sps.diags(m)
+    E, Bf = _eigen.lowest_eigenpairs(K, m, k, _eigen.relative_shift(K, m))
     B = np.zeros((n * dim, k))
     B[free] = Bf
     return E, B

@@ -60,8 +60,7 @@ def skinning_eigenmodes(X, T, k, mu=1, bI=None, Aeq=None):
         raise ValueError(f"T: free node {free[np.argmax(masses <= 0)]} belongs to no element and has no mass; "
                          "remove such nodes or pin them with bI")
     L = dirichlet_laplacian(X, T, mu)[free][:, free]
-    M = sps.diags(masses, format="csc")
-    E, Wf = _eigen.lowest_eigenpairs(L, M, k, _eigen.relative_shift(L, M), C)
+    E, Wf = _eigen.lowest_eigenpairs(L, masses, k, _eigen.relative_shift(L, masses), C)
     W = np.zeros((n, k))
     W[free] = Wf
     return W, E, lbs_jacobian(X, W)
