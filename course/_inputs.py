@@ -1,17 +1,17 @@
-"""Checks of the arguments the drawing helpers take, on top of ``simkit._validate``.
+"""Checks of the arguments the drawing helpers take, on top of ``simkit.checks``.
 
-One validation layer for simkit and the course (``simkit._validate``): TypeError for the wrong
+One validation layer for simkit and the course (``simkit.checks``): TypeError for the wrong
 kind of argument, ValueError for a wrong shape, range or value; messages "name: expected ...".
 Only the checks simkit has no use for live here (scene limits, state sequences, named series).
 """
 import numpy as np
 
-from simkit import _validate
+from simkit import checks
 
 
 def _points(X, name, n=None, dim=2):
     """(n, dim) finite positions with at least one row (exactly ``n`` when given)."""
-    X = _validate.positions(X, name, dims=(dim,))
+    X = checks.positions(X, name, dims=(dim,))
     if X.shape[0] == 0:
         raise ValueError(f"{name}: expected at least one node, got shape {X.shape}")
     if n is not None and X.shape[0] != n:
@@ -21,11 +21,11 @@ def _points(X, name, n=None, dim=2):
 
 def _indices(idx, n, name):
     """Node indices in [0, n) as a flat int array (a (p, 1) column is accepted)."""
-    return _validate.index_vector(np.reshape(idx, -1), name, n)
+    return checks.index_vector(np.reshape(idx, -1), name, n)
 
 
 def _limits(lims, name):
-    arr = _validate.finite_array(lims, name)
+    arr = checks.finite_array(lims, name)
     if arr.shape != (2,):
         raise ValueError(f"{name}: expected a pair (low, high), got shape {arr.shape}")
     lo, hi = float(arr[0]), float(arr[1])
@@ -60,7 +60,7 @@ def _states(states, name="states", dim=2):
         if len(shapes) != 1:
             raise ValueError(f"{name}: expected every state to have the same shape (n, {dim}), got shapes "
                              f"{sorted(shapes)}")
-    arr = _validate.finite_array(states, name)
+    arr = checks.finite_array(states, name)
     if arr.ndim != 3 or arr.shape[2] != dim or arr.shape[1] == 0:
         raise ValueError(f"{name}: expected a sequence of (n, {dim}) position arrays, got shape {arr.shape}")
     if arr.shape[0] == 0:
@@ -76,7 +76,7 @@ def _series(series, length, name, what):
         raise ValueError(f"{name}: expected a non-empty dict {{name: values}}, got an empty dict")
     out = {}
     for key, v in series.items():
-        v = _validate.finite_array(v, f"{name}[{key!r}]")
+        v = checks.finite_array(v, f"{name}[{key!r}]")
         if v.ndim != 1:
             raise ValueError(f"{name}[{key!r}]: expected a one-dimensional array, got shape {v.shape}")
         if length is not None and v.shape[0] != length:

@@ -9,7 +9,7 @@ import re
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from simkit import _validate
+from simkit import checks
 from simkit.filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _points, _scene_limits, _series, _states
@@ -21,7 +21,7 @@ from .style import (ANIM_Z, DENSITY, DPI, ENERGY_COLORS, PIN_C, SPRING_EDGE, TRA
 def _pin_points(pin_pts):
     if pin_pts is None:
         return None
-    return _points(np.atleast_2d(_validate.finite_array(pin_pts, "pin_pts")), "pin_pts")
+    return _points(np.atleast_2d(checks.finite_array(pin_pts, "pin_pts")), "pin_pts")
 
 
 def _label_formatter(t, xlabel, time_format):
@@ -96,8 +96,8 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
     """
     P = _states(states)
     T, n = P.shape[:2]
-    E = _validate.index_array(E, "E", 2, n)
-    t = _validate.finite_array(t, "t").reshape(-1)
+    E = checks.index_array(E, "E", 2, n)
+    t = checks.finite_array(t, "t").reshape(-1)
     if t.shape[0] != T:
         raise ValueError(f"t: expected one value per state ({T}), got {t.shape[0]}")
     series = _series(series, T, "series", "states")
@@ -238,7 +238,7 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
         if "states" not in panel or "E" not in panel:
             raise ValueError(f"panels[{k}]: expected keys 'states' and 'E' (and optionally 'title'), got {sorted(panel)}")
         P = _states(panel["states"], f"panels[{k}]['states']")
-        E = _validate.index_array(panel["E"], f"panels[{k}]['E']", 2, P.shape[1])
+        E = checks.index_array(panel["E"], f"panels[{k}]['E']", 2, P.shape[1])
         rest = panel.get("rest")
         rest = None if rest is None else _points(rest, f"panels[{k}]['rest']", P.shape[1])
         refs = _polylines(panel.get("refs"), f"panels[{k}]['refs']")
@@ -252,16 +252,16 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     T = counts[0]
     for k, d in enumerate(data):
         if d["t"] is not None:
-            d["t"] = _validate.finite_array(d["t"], f"panels[{k}]['t']" if "t" in panels[k] else "t").reshape(-1)
+            d["t"] = checks.finite_array(d["t"], f"panels[{k}]['t']" if "t" in panels[k] else "t").reshape(-1)
             if d["t"].shape[0] != T:
                 raise ValueError(f"t: expected one value per frame ({T}), got {d['t'].shape[0]}")
             d["label_of"] = _label_formatter(d["t"], "time  (s)", d["time_format"])
-    fps = _validate.positive_scalar(fps, "fps")
+    fps = checks.positive_scalar(fps, "fps")
     if counter_loc not in COUNTER_PLACES:
         raise ValueError(f"counter_loc: expected one of {sorted(COUNTER_PLACES)}, got {counter_loc!r}")
     if ncols is None:
         ncols = len(data)
-    ncols = min(_validate.integer(ncols, "ncols", low=1), len(data))
+    ncols = min(checks.integer(ncols, "ncols", low=1), len(data))
     nrows = -(-len(data) // ncols)
     lims = _scene_limits(lims) or _auto_scene_limits(np.concatenate([d["P"].reshape(-1, 2) for d in data]))
     pin_pts = _pin_points(pin_pts)

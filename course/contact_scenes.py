@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Polygon, Rectangle
 
-from simkit import _validate
+from simkit import checks
 
 GROUND_C = "#b9a58a"
 """str : fill colour of solid obstacles (floors, slopes, slabs)."""
@@ -24,8 +24,8 @@ OBSTACLE_Z = 1.0
 
 
 def _point_normal(point, normal):
-    p = _validate.finite_array(point, "point").reshape(-1)
-    n = _validate.finite_array(normal, "normal").reshape(-1)
+    p = checks.finite_array(point, "point").reshape(-1)
+    n = checks.finite_array(normal, "normal").reshape(-1)
     if p.shape != (2,) or n.shape != (2,):
         raise ValueError(f"point, normal: expected two 2D vectors, got shapes {np.shape(point)} and {np.shape(normal)}")
     length = float(np.hypot(*n))
@@ -129,9 +129,9 @@ def draw_slab(ax, y_top, thickness, xlim, label=None, color=GROUND_C, edge=GROUN
     -------
     patch : matplotlib.patches.Rectangle
     """
-    y_top = _validate.real_scalar(y_top, "y_top")
-    thickness = _validate.positive_scalar(thickness, "thickness")
-    x0, x1 = np.sort(_validate.finite_array(xlim, "xlim").reshape(-1)[:2])
+    y_top = checks.real_scalar(y_top, "y_top")
+    thickness = checks.positive_scalar(thickness, "thickness")
+    x0, x1 = np.sort(checks.finite_array(xlim, "xlim").reshape(-1)[:2])
     return ax.add_patch(Rectangle((x0, y_top - thickness), x1 - x0, thickness, facecolor=to_rgba(color, 0.8),
                                   edgecolor=to_rgba(edge, 0.5), lw=0.8, hatch="//", label=label, zorder=OBSTACLE_Z))
 
@@ -156,8 +156,8 @@ def draw_segments(ax, X, S, color=GROUND_EDGE, lw=3.0, label=None):
     """
     from matplotlib.collections import LineCollection
 
-    X = _validate.positions(X, "X", dims=(2,))
-    S = _validate.index_array(S, "S", 2, len(X))
+    X = checks.positions(X, "X", dims=(2,))
+    S = checks.index_array(S, "S", 2, len(X))
     return ax.add_collection(LineCollection(X[S], colors=color, linewidths=lw, capstyle="round", label=label,
                                             zorder=OBSTACLE_Z + 0.2))
 
@@ -181,23 +181,18 @@ def block(corner, width, height, nx, ny):
     T : (2 (nx-1)(ny-1), 3) int array
         Counter-clockwise triangles (cells split in a checkerboard of both diagonals).
     E : (m, 2) int array
-        Unique edges of ``T`` (one spring each).
+        Unique edges of ``T`` (one spring each), ``simkit.edges(T)``.
     B : (b, 2) int array
         Boundary segments, counter-clockwise around the body (the outward normal of segment
-        ``(a, b)`` is the tangent :math:`X_b - X_a` turned by :math:`-90°`).
+        ``(a, b)`` is the tangent :math:`X_b - X_a` turned by :math:`-90°`), ``simkit.boundary_edges(T)``.
     """
     import simkit
 
-    c = _validate.finite_array(corner, "corner").reshape(-1)
+    c = checks.finite_array(corner, "corner").reshape(-1)
     if c.shape != (2,):
         raise ValueError(f"corner: expected a 2D point, got shape {np.shape(corner)}")
     V, F = simkit.grid_sheet(nx, ny, width, height)
     X = V[:, [0, 2]] + c
     # grid_sheet's triangles are counter-clockwise seen from +y, i.e. clockwise in (x, z): flip them
     T = F[:, [0, 2, 1]]
-    E = simkit.edges(T)
-    half = np.vstack([T[:, [0, 1]], T[:, [1, 2]], T[:, [2, 0]]])
-    key = np.sort(half, axis=1)
-    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
-    B = half[counts[inverse.reshape(-1)] == 1]
-    return X, T, E, B
+    return X, T, simkit.edges(T), simkit.boundary_edges(T)

@@ -13,7 +13,7 @@ import matplotlib.colors as mcolors
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 
-from simkit import _validate
+from simkit import checks
 from simkit.filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _indices, _points, _scene_limits, _states
@@ -48,7 +48,7 @@ VIEW_3D = View()
 def _view(view):
     if view is None:
         return VIEW_3D
-    angles = _validate.finite_array(view, "view")
+    angles = checks.finite_array(view, "view")
     if angles.shape != (2,):
         raise ValueError(f"view: expected View(elev, azim) in degrees, got shape {angles.shape}")
     if abs(angles[0]) >= 90.0:
@@ -78,7 +78,7 @@ def view_basis(view=None):
 
 
 def _triangles(F, n, name="F"):
-    F = _validate.index_array(F, name, 3, n)
+    F = checks.index_array(F, name, 3, n)
     if F.shape[0] == 0:
         raise ValueError(f"{name}: expected at least one triangle, got shape {F.shape}")
     return F
@@ -311,10 +311,10 @@ def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_fo
     if len(counts) != 1:
         raise ValueError(f"panels: expected the same number of frames in every panel, got {sorted(counts)}")
     T = counts.pop()
-    t = _validate.finite_array(t, "t").reshape(-1)
+    t = checks.finite_array(t, "t").reshape(-1)
     if t.shape[0] != T:
         raise ValueError(f"t: expected {T} values (one per frame of the panels), got {t.shape[0]}")
-    fps = _validate.positive_scalar(fps, "fps")
+    fps = checks.positive_scalar(fps, "fps")
     view = _view(view)
     basis = view_basis(view)
     lims = mesh_limits(np.concatenate([P.reshape(-1, 3) for P, *_ in data])[None], view)
@@ -386,9 +386,9 @@ def plot_sheet_hinges(ax, X, F, C, hinge=None, title=None, labels=("e0", "e1", "
     X = _points(X, "X", dim=3)
     n = X.shape[0]
     F = _triangles(F, n)
-    C = _validate.index_array(C, "C", 4, n)
+    C = checks.index_array(C, "C", 4, n)
     if hinge is not None:
-        hinge = _validate.integer(hinge, "hinge", low=0)
+        hinge = checks.integer(hinge, "hinge", low=0)
         if hinge >= C.shape[0]:
             raise ValueError(f"hinge: expected a row of C in [0, {C.shape[0]}), got {hinge}")
     P = X[:, [0, 2]]

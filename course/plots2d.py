@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from simkit import _validate
+from simkit import checks
 
 from ._inputs import _indices, _limits, _points, _scene_limits, _series
 from ._public import public
@@ -21,7 +21,7 @@ from .style import (GRID_C, INTEGRATOR_COLORS, PIN_C, REST_C, SPRING_EDGE, SPRIN
 
 def _curves(x, series, name):
     """The abscissa ``x`` as a finite (k,) array and the series as {name: (k,) array} of a curve plot."""
-    x = _validate.finite_array(x, name).reshape(-1)
+    x = checks.finite_array(x, name).reshape(-1)
     return x, _series(series, x.shape[0], "series", f"entries in {name}")
 
 
@@ -114,18 +114,18 @@ def plot_spring_network(ax, X, E, pins=None, node_values=None, edge_values=None,
     """
     X = _points(X, "X")
     n = X.shape[0]
-    E = _validate.index_array(E, "E", 2, n)
+    E = checks.index_array(E, "E", 2, n)
     pins = _indices(pins if pins is not None else [], n, "pins")
     if node_values is not None and edge_values is not None:
         raise ValueError("node_values, edge_values: expected one of them, not both (one colorbar per network)")
     if node_values is not None:
-        node_values = _validate.element_values(node_values, "node_values", n, "node")
+        node_values = checks.element_values(node_values, "node_values", n, "node")
     if edge_values is not None:
-        edge_values = _validate.element_values(edge_values, "edge_values", E.shape[0], "spring")
+        edge_values = checks.element_values(edge_values, "edge_values", E.shape[0], "spring")
     if rest is not None:
         rest = _points(rest, "rest", n)
-    node_size = _validate.positive_scalar(node_size, "node_size")
-    lw = _validate.positive_scalar(lw, "lw")
+    node_size = checks.positive_scalar(node_size, "node_size")
+    lw = checks.positive_scalar(lw, "lw")
     lims = _scene_limits(lims)
 
     with style():
@@ -226,7 +226,7 @@ def phase_plot(series, xlabel="", ylabel="", title=None, figsize=(7.5, 5.5), col
         raise error(f"series: expected a non-empty dict {{name: (k, 2) array}}, got {type(series).__name__}")
     paths = {}
     for key, v in series.items():
-        v = _validate.finite_array(v, f"series[{key!r}]")
+        v = checks.finite_array(v, f"series[{key!r}]")
         if v.ndim != 2 or v.shape[1] != 2 or v.shape[0] == 0:
             raise ValueError(f"series[{key!r}]: expected a (k, 2) array of phase-plane points, got shape {v.shape}")
         paths[key] = v
@@ -319,7 +319,7 @@ def loglog_plot(x, series, xlabel="", ylabel="", colors=None, ref_slopes=None, t
             raise ValueError(f"series[{key!r}]: expected positive values on log-log axes")
     if ref_slopes is not None and not isinstance(ref_slopes, dict):
         raise TypeError(f"ref_slopes: expected a dict {{label: slope}}, got {type(ref_slopes).__name__}")
-    slopes = {key: _validate.finite_array(s, f"ref_slopes[{key!r}]").item() for key, s in (ref_slopes or {}).items()}
+    slopes = {key: checks.finite_array(s, f"ref_slopes[{key!r}]").item() for key, s in (ref_slopes or {}).items()}
     cols = _colors(colors, series)
     with style():
         fig, ax, own = _plot_axes(ax, figsize)

@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import Normalize, to_rgba
 
-from simkit import _validate
+from simkit import checks
 from simkit.filesystem import BlitAnimation
 
 from ._public import public
@@ -35,13 +35,13 @@ class TriangleArtists(NamedTuple):
 
 
 def _mesh(X, T, name="X"):
-    X = _validate.positions(X, name, dims=(2,))
-    T = _validate.index_array(T, "T", 3, X.shape[0])
+    X = checks.positions(X, name, dims=(2,))
+    T = checks.index_array(T, "T", 3, X.shape[0])
     return X, T
 
 
 def _element_values(values, count):
-    values = _validate.finite_array(values, "values").reshape(-1)
+    values = checks.finite_array(values, "values").reshape(-1)
     if values.shape[0] != count:
         raise ValueError(f"values: expected one value per triangle ({count}), got {values.shape[0]}")
     return values
@@ -84,11 +84,11 @@ def plot_triangles_2d(ax, X, T, pins=None, values=None, cmap="viridis", vmin=Non
         ``(faces, pins, rest)``; with ``values``, ``faces`` is a colour mappable (``fig.colorbar(faces)``).
     """
     X, T = _mesh(X, T)
-    pins = _validate.index_vector(np.reshape(pins if pins is not None else [], -1), "pins", X.shape[0])
+    pins = checks.index_vector(np.reshape(pins if pins is not None else [], -1), "pins", X.shape[0])
     with style():
         rest_art = None
         if rest is not None:
-            R = _validate.positions(rest, "rest", dims=(2,))
+            R = checks.positions(rest, "rest", dims=(2,))
             if R.shape != X.shape:
                 raise ValueError(f"rest: expected the shape of X {X.shape}, got {R.shape}")
             rest_art = PolyCollection(R[T], facecolors="none", edgecolors=REST_C, linewidths=0.5,
@@ -123,7 +123,7 @@ def triangle_limits(states, pad=0.06):
     -------
     lims : ((xmin, xmax), (ymin, ymax))
     """
-    P = np.concatenate([_validate.positions(s, "states[i]", dims=(2,)) for s in states])
+    P = np.concatenate([checks.positions(s, "states[i]", dims=(2,)) for s in states])
     lo, hi = P.min(axis=0), P.max(axis=0)
     margin = pad * float((hi - lo).max())
     return (lo[0] - margin, hi[0] + margin), (lo[1] - margin, hi[1] + margin)
@@ -137,13 +137,13 @@ def _panels(panels):
         if not isinstance(panel, dict) or "states" not in panel or "T" not in panel:
             raise ValueError(f"panels[{k}]: expected a dict with keys 'states' and 'T' "
                              "(optionally 'title', 'pins', 'values', 'vmin', 'vmax', 'cmap')")
-        P = _validate.finite_array(panel["states"], f"panels[{k}]['states']")
+        P = checks.finite_array(panel["states"], f"panels[{k}]['states']")
         if P.ndim != 3 or P.shape[2] != 2 or P.shape[0] == 0:
             raise ValueError(f"panels[{k}]['states']: expected a (T, n, 2) array, got shape {P.shape}")
-        T = _validate.index_array(panel["T"], f"panels[{k}]['T']", 3, P.shape[1])
+        T = checks.index_array(panel["T"], f"panels[{k}]['T']", 3, P.shape[1])
         values = panel.get("values")
         if values is not None:
-            values = _validate.finite_array(values, f"panels[{k}]['values']")
+            values = checks.finite_array(values, f"panels[{k}]['values']")
             if values.shape != (P.shape[0], T.shape[0]):
                 raise ValueError(f"panels[{k}]['values']: expected one value per frame and triangle "
                                  f"{(P.shape[0], T.shape[0])}, got {values.shape}")
@@ -189,13 +189,13 @@ def animate_triangles_2d(panels, t, lims=None, figsize=None, suptitle=None, time
     """
     data = _panels(panels)
     n_frames = data[0]["P"].shape[0]
-    t = _validate.finite_array(t, "t").reshape(-1)
+    t = checks.finite_array(t, "t").reshape(-1)
     if t.shape[0] != n_frames:
         raise ValueError(f"t: expected {n_frames} values (one per frame of the panels), got {t.shape[0]}")
-    fps = _validate.positive_scalar(fps, "fps")
+    fps = checks.positive_scalar(fps, "fps")
     if lims is None:
         lims = triangle_limits([P for d in data for P in d["P"]])
-    ncols = len(data) if ncols is None else _validate.integer(ncols, "ncols", low=1)
+    ncols = len(data) if ncols is None else checks.integer(ncols, "ncols", low=1)
     nrows = -(-len(data) // ncols)
     with style():
         fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (3.7 * ncols, 3.2 * nrows),

@@ -14,7 +14,7 @@ import re
 import matplotlib.colors as mcolors
 import numpy as np
 
-from simkit import _validate
+from simkit import checks
 
 from ._inputs import _indices, _states
 from ._public import public
@@ -89,13 +89,13 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
     P = _states(states, dim=3).astype(np.float32)
     T, n = P.shape[:2]
     F = _triangles(F, n).astype(np.int32)
-    t = _validate.finite_array(t, "t").reshape(-1)
+    t = checks.finite_array(t, "t").reshape(-1)
     if t.shape[0] != T:
         raise ValueError(f"t: expected {T} values (one per state), got {t.shape[0]}")
     pins = _indices(pins if pins is not None else [], n, "pins")
     if not isinstance(div_id, str) or not re.fullmatch(r"[A-Za-z][\w-]*", div_id):
         raise ValueError(f"div_id: expected an HTML id (a letter, then letters, digits, - or _), got {div_id!r}")
-    fps = _validate.positive_scalar(fps, "fps")
+    fps = checks.positive_scalar(fps, "fps")
     script_src = f"../_static/{PLOTLY_STATIC}/{plotly_js_name()}" if script_src is None else str(script_src)
     rgb = _rgb(color, "color")
     lo, hi = P.reshape(-1, 3).min(axis=0), P.reshape(-1, 3).max(axis=0)

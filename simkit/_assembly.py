@@ -1,18 +1,27 @@
-"""The one assembly path: per-element blocks scattered into one global sparse matrix or vector.
+"""Assembly: the one module where per-element values become global sparse matrices and vectors.
 
 Every global Hessian in simkit is ``H = sum_e P_e^T B_e P_e``, where ``B_e`` is a dense
 ``(p, p)`` element block and ``P_e`` selects the ``p`` global degrees of freedom listed in
-row ``e`` of an integer array ``dofs`` (k, p). Gradients are the matching vector scatter.
+row ``e`` of an integer array ``dofs`` (k, p); every gradient is the matching vector sum. The
+sparsity pattern depends only on the connectivity, so it is built once (index arrays, one sort)
+and cached; each later assembly only scatters values into it. There are two scatters of each
+kind, chosen by measurement, and nothing outside this module builds a global matrix:
 
-The CSC sparsity pattern depends only on the connectivity. A ``Pattern`` is built once: one
-sort (``np.unique`` of linearised (column, row) keys) gives the CSC ``indptr``/``indices``
-and, for every block entry, its slot in the CSC data array. Each later assembly is a single
-``np.bincount`` of the block values into those slots (duplicates sum, which is the assembly).
+- matrices from full blocks, ``Pattern`` (``element_pattern(T, dim, ndof)`` for node-major
+  dofs ``T * dim + a``, whose sort runs on node pairs, dim^2 fewer keys; ``dof_pattern`` and
+  ``assemble_matrix`` for any dof lists, e.g. a contact set that changes every step): one
+  ``np.unique`` of linearised (column, row) keys gives the CSC ``indptr``/``indices`` and every
+  block entry's slot, and each assembly is one ``np.bincount`` into the slots;
+- matrices from symmetric blocks given by their upper entries, ``SymmetricPattern``
+  (``symmetric_pattern``; the hinges' 12x12 blocks have 78 independent entries of 144): one
+  fixed 0/1 summation matrix-vector product, about twice as fast as ``bincount`` here;
+- vectors of a fixed connectivity, ``VectorScatter`` (``vector_scatter``): a cached 0/1
+  matrix-vector product;
+- vectors of a connectivity seen once (an active contact set), ``assemble_vector``: one
+  ``np.bincount``, no pattern to build.
 
-- ``element_pattern(T, dim, ndof)``: elements given by node indices T (k, q), node-major dofs
-  ``T * dim + a``; the sort runs on node pairs (dim^2 fewer keys) and dof slots follow by
-  arithmetic.
-- ``dof_pattern(dofs, ndof)``: any dof lists (used by ``operator_pattern`` for ``d = J x``).
+``operator_pattern`` prepares a linear operator ``d = J z`` (springs, deformation gradients): its
+per-element local rows and the ``Pattern`` of the blocks ``J_e^T B_e J_e``.
 
 Patterns live in small LRU caches keyed on the connectivity's content (``_cache``), so
 mutating or reusing a connectivity array can never return a stale pattern. Returned matrices

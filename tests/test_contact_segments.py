@@ -11,7 +11,7 @@ import simkit
 from simkit import ccd
 from simkit import energies as en
 from simkit.solvers import newton_solver
-from simkit.terms import Friction, HalfSpaceContact, SegmentContact, min_step
+from simkit.terms import Friction, HalfSpaceContact, SegmentContact, Sum
 
 FD_STEP = 1e-7
 GRAD_TOL = 1e-6
@@ -139,15 +139,13 @@ def test_vertex_sliding_along_the_segment_line_into_an_endpoint():
     assert ccd.segment_max_step(X, away, SEG, vertices=[0]) == 1.0
 
 
-def test_min_step_combines_filters():
+def test_the_sum_of_contact_terms_combines_their_filters():
     ground = HalfSpaceContact(3, 2, [0.0, -0.5], [0.0, 1.0], D_HAT, 1.0)
     bodies = SegmentContact(3, SEG, D_HAT, 1.0, vertices=[0])
     X = np.array([[0.3, 1.0], [0.0, 0.0], [1.0, 0.0]]).reshape(-1, 1)
     dX = np.array([[0.2, -4.0], [0.0, -1.0], [0.0, -1.0]]).reshape(-1, 1)
-    combined = min_step(ground, bodies)(X, dX)
-    assert combined == min(ground.max_step(X, dX), bodies.max_step(X, dX)) < 1
-    with pytest.raises(TypeError, match=r"^terms\[1\]: expected a contact term with max_step"):
-        min_step(ground, object())
+    a, b = ground.max_step(X, dX), bodies.max_step(X, dX)
+    assert (ground + bodies).max_step(X, dX) == Sum(bodies, ground).max_step(X, dX) == min(a, b) < 1 and a != b
 
 
 def test_segment_term_matches_the_functions_and_carries_friction():
@@ -222,7 +220,7 @@ def test_filtered_newton_never_passes_through_segments_or_planes(start, target, 
     # start strictly above the floor and right of the wall
     if floor.distances(x).min() <= 1e-3 or plane.distances(x).min() <= 1e-3:
         return
-    filt = min_step(floor, plane)
+    filt = (floor + plane).max_step
     for _ in range(4):
         x_new = newton_solver(x, E, G, Hs, max_iter=1, max_step=filt)
         X0, X1 = x.reshape(n, 2), x_new.reshape(n, 2)

@@ -5,7 +5,7 @@ import scipy.sparse as sps
 import simkit
 from simkit import energies as en
 from simkit.integrators import backward_euler
-from simkit.terms import HalfSpaceContact, SegmentContact, min_step
+from simkit.terms import HalfSpaceContact, SegmentContact
 
 REST = 1e-6
 
@@ -38,7 +38,7 @@ def test_two_bodies_stack_at_rest_on_the_ground():
     energy = lambda x: spring_E(x) + ground.energy(x) + between.energy(x) - (f_g.T @ x).item()
     gradient = lambda x: spring_G(x) + ground.gradient(x) + between.gradient(x) - f_g
     hessian = lambda x: spring_H(x) + ground.hessian(x) + between.hessian(x)
-    contact_filter = min_step(ground, between)
+    contact_filter = (ground + between).max_step
     x = x_prev = X.reshape(-1, 1)
     closest, unconverged = np.inf, 0
     for _ in range(150):

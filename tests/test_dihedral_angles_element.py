@@ -217,3 +217,24 @@ def test_the_oracle_comparison_can_fail():
     gauss_newton = assemble(C, 3, X.size, g[:, :, None] * g[:, None, :])
     with pytest.raises(AssertionError):
         np.testing.assert_allclose(gauss_newton, H, atol=ORACLE_TOL * np.abs(H).max())
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_the_element_tier_refuses_exactly_the_hinges_the_fast_path_clamps(dim):
+    """One tolerance decides whether a hinge is degenerate: the fast path's zero gradient is the tier's error."""
+    from simkit._hinge_angle import SLIVER_TOLERANCE
+    for scale in (1e-3, 1.0, 1e3):
+        for height, collapsed in ((0.1 * SLIVER_TOLERANCE, True), (10 * SLIVER_TOLERANCE, False)):
+            if dim == 2:          # the first edge shrinks to `height` of the second
+                X = scale * np.array([[0.0, 0.0], [height, 0.0], [height, 1.0]])
+                C, element = np.array([[0, 1, 2]]), simkit.dihedral_angles_2d_gradient_element
+            else:                 # apex o0 at `height` from the hinge edge
+                X = scale * np.array([[0.0, 0, 0], [1.0, 0, 0], [0.5, height, 0.0], [0.5, 0.0, 1.0]])
+                C, element = np.array([[0, 1, 2, 3]]), simkit.dihedral_angles_3d_gradient_element
+            fast = simkit.energies.bending_gradient_x(X.reshape(-1, 1), C, 0.3, 1.0)
+            assert (np.abs(fast).max() == 0.0) == collapsed, (scale, height)
+            if collapsed:
+                with pytest.raises(ValueError, match="^C: hinge 0 has a collapsed"):
+                    element(X, C)
+            else:
+                assert np.isfinite(element(X, C)).all()

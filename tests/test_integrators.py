@@ -124,3 +124,58 @@ def test_backward_euler_minimizes_inertia_plus_potential():
                                           max_iter=50)
     residual = M @ (x - (2 * x_curr - x_prev)) / h**2 + gradient(x)
     np.testing.assert_allclose(residual, 0.0, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------
+# a term as the potential: the same step as upstream's three callables
+# ---------------------------------------------------------------------------------------
+
+def _cable(dim=2, n=6):
+    X = np.column_stack([np.linspace(0.0, 1.0, n), np.zeros(n)])
+    E = np.column_stack([np.arange(n - 1), np.arange(1, n)])
+    J = sps.kron(simkit.edge_displacement_jacobian(X, E), sps.eye(dim)).tocsc()
+    l0 = simkit.edge_lengths(X, E).reshape(-1, 1)
+    potential = (simkit.terms.SpringEnergy(J, 100.0, l0.copy(), l0) + simkit.terms.Gravity(
+        simkit.gravity_force(X, E, rho=0.5)) + simkit.terms.PenaltySpring(n, 2, 1e4).set([0, n - 1], X[[0, n - 1]]))
+    M = sps.kron(simkit.massmatrix(X, E, rho=0.5), sps.eye(dim)).tocsc()
+    x = X.reshape(-1, 1)
+    return potential, M, x + 0.01 * np.sin(np.arange(x.shape[0]))[:, None], x
+
+
+@pytest.mark.parametrize("scheme", ["backward_euler", "bdf2"])
+def test_a_term_steps_exactly_as_its_three_callables(scheme):
+    potential, M, x_curr, x_prev = _cable()
+    history = (x_curr, x_prev) if scheme == "backward_euler" else (x_curr, x_prev, x_prev, x_prev)
+    step = getattr(simkit.integrators, scheme)
+    a, info_a = step(*history, potential, M, 0.02, tolerance=1e-10, max_iter=20, return_info=True)
+    b, info_b = step(*history, potential.energy, potential.gradient, potential.hessian, M, 0.02, 1e-10, 20,
+                     return_info=True)
+    np.testing.assert_array_equal(a, b)
+    assert info_a["iterations"] == info_b["iterations"] > 1 and info_a["converged"]
+
+
+def test_a_term_brings_its_own_filter():
+    ground = simkit.terms.HalfSpaceContact(1, 2, [0.0, 0.0], [0.0, 1.0], 0.1, 10.0)
+    potential = ground + simkit.terms.Gravity(np.array([[0.0], [-9.8]]))
+    x_curr, x_prev, h = np.array([[0.0], [0.05]]), np.array([[0.0], [0.35]]), 0.1     # x_tilde at y = -0.25
+    x = simkit.integrators.backward_euler(x_curr, x_prev, potential, np.eye(2), h, max_iter=50,
+                                          step_norm=lambda dx: np.abs(dx).max() / h)
+    y = simkit.integrators.backward_euler(x_curr, x_prev, potential.energy, potential.gradient, potential.hessian,
+                                          np.eye(2), h, max_iter=50, max_step=potential.max_step,
+                                          step_norm=lambda dx: np.abs(dx).max() / h)
+    np.testing.assert_array_equal(x, y)
+    assert 0 < x[1, 0] < 0.05
+
+
+def test_a_term_with_positional_options_or_a_second_filter_is_refused():
+    potential, M, x_curr, x_prev = _cable()
+    with pytest.raises(TypeError, match=r"^backward_euler: with a term, call backward_euler\(..., term, M, h\)"):
+        simkit.integrators.backward_euler(x_curr, x_prev, potential, M, 0.02, 1e-6)
+    with pytest.raises(TypeError, match="^max_step: a term brings its own line-search filter"):
+        simkit.integrators.bdf2(x_curr, x_prev, x_prev, x_prev, potential, M, 0.02, max_step=lambda x, dx: 1.0)
+    with pytest.raises(TypeError, match="^backward_euler: with a term, expected backward_euler"):
+        simkit.integrators.backward_euler(x_curr, x_prev, potential, M)
+    with pytest.raises(ValueError, match="^energy_func: the term acts on 12 coordinates, but x_curr has 4 rows"):
+        simkit.integrators.backward_euler(x_curr[:4], x_prev[:4], potential, M, 0.02)
+    with pytest.raises(TypeError, match=r"^backward_euler: expected \(energy_func, gradient_func, hessian_func, M, h\)"):
+        simkit.integrators.backward_euler(x_curr, x_prev, potential.energy, potential.gradient, potential.hessian, M)

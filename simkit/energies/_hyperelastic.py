@@ -410,7 +410,8 @@ def hessian(mat, struct, F, mu, lam, vol, psd):
     return struct.matrix(blocks)
 
 
-# ------------------------------------------------------------------ public tiers, shared by every material
+# ------------------------------------------------------------------ the public tiers of every material module
+# (each module writes out its six functions as defs that call these with its MATERIAL)
 
 def energy_element(mat, F, mu, lam):
     F, mu, lam = element_inputs(mat, F, mu, lam)
@@ -445,84 +446,3 @@ def hessian_x(mat, X, J, mu, lam, vol, psd=True):
     psd = _validate.boolean(psd, "psd")
     J, F, mu, lam, vol = x_inputs(mat, X, J, mu, lam, vol)
     return hessian(mat, structure(J, F.shape[0]), F, mu, lam, vol, psd)
-
-
-# ------------------------------------------------------------------ the six public functions of a material module
-
-_PARAMS = {True: ("mu, lam : float or (t,) / (t, 1) float arrays\n    Lamé parameters per element (mu >= 0).",
-                  "mu, lam"),
-           False: ("mu : float or (t,) / (t, 1) float array\n    Shear modulus per element (>= 0).", "mu")}
-
-_DOCS = {
-    "energy_element_F": "Energy density of every element, psi = {psi}.\n\nParameters\n----------\n"
-                        "F : (t, d, d) float array\n    Deformation gradients, d 2 or 3.\n{params}\n\n"
-                        "Returns\n-------\npsi : (t, 1) float array\n    No volume weighting.{inf}",
-    "gradient_element_F": "First Piola-Kirchhoff stress P = {P} of every element: (t, d, d).{raises}",
-    "hessian_element_F": "Exact dP/dF of every element: (t, d*d, d*d), row-major F "
-                         "(``H[e, i*d + j, k*d + l]``).{raises}",
-    "energy_x": "Total energy ``sum_e vol_e psi(F_e)``, psi = {psi}.\n\nParameters\n----------\n"
-                "X : (n, d) float array\n    Current node positions.\n"
-                "J : (d*d*t, d*n) sparse matrix\n    ``simkit.deformation_jacobian`` of the rest mesh.\n{params}\n"
-                "vol : float or (t,) / (t, 1) float array\n    Rest measure of each element (``simkit.volume``).\n\n"
-                "Returns\n-------\nE : float{inf}",
-    "gradient_x": "Gradient ``J^T vec(vol P)`` of the total energy: (n*d, 1). Arguments as ``{prefix}_energy_x``.{raises}",
-    "hessian_x": "Hessian ``J^T blockdiag(vol dP/dF) J``: (n*d, n*d) csc_matrix. Arguments as ``{prefix}_energy_x``;\n"
-                 "``psd=True`` (default, keyword-only) {psd}.{raises}",
-}
-
-
-def public_tiers(mat, module, prefix, psi, P, psd="clamps each element's analytic eigenvalues at 0"):
-    """The element-tier and ``_x`` functions of material `mat`, named ``{prefix}_{energy,gradient,hessian}_...``.
-
-    One definition for every material module (upstream's signatures: ARAP takes no ``lam``); the
-    docstrings are filled in with the material's formulas. Returns the six functions in the order
-    energy, gradient, hessian of the element tier, then of the ``_x`` tier.
-    """
-    if mat.uses_lam:
-        def energy_element_F(F, mu, lam):
-            return energy_element(mat, F, mu, lam)
-
-        def gradient_element_F(F, mu, lam):
-            return gradient_element(mat, F, mu, lam)
-
-        def hessian_element_F(F, mu, lam):
-            return hessian_element(mat, F, mu, lam)
-
-        def energy_x_(X, J, mu, lam, vol):
-            return energy_x(mat, X, J, mu, lam, vol)
-
-        def gradient_x_(X, J, mu, lam, vol):
-            return gradient_x(mat, X, J, mu, lam, vol)
-
-        def hessian_x_(X, J, mu, lam, vol, *, psd=True):
-            return hessian_x(mat, X, J, mu, lam, vol, psd)
-    else:
-        def energy_element_F(F, mu):
-            return energy_element(mat, F, mu, None)
-
-        def gradient_element_F(F, mu):
-            return gradient_element(mat, F, mu, None)
-
-        def hessian_element_F(F, mu):
-            return hessian_element(mat, F, mu, None)
-
-        def energy_x_(X, J, mu, vol):
-            return energy_x(mat, X, J, mu, None, vol)
-
-        def gradient_x_(X, J, mu, vol):
-            return gradient_x(mat, X, J, mu, None, vol)
-
-        def hessian_x_(X, J, mu, vol, *, psd=True):
-            return hessian_x(mat, X, J, mu, None, vol, psd)
-
-    fill = {"psi": psi, "P": P, "psd": psd, "prefix": prefix, "params": _PARAMS[mat.uses_lam][0],
-            "inf": "\n    ``+inf`` where det F <= 0." if mat.positive_det else "",
-            "raises": "\n\nRaises ValueError naming the elements with det F <= 0." if mat.positive_det else ""}
-    functions = []
-    for suffix, f in zip(_DOCS, (energy_element_F, gradient_element_F, hessian_element_F,
-                                 energy_x_, gradient_x_, hessian_x_)):
-        f.__name__ = f.__qualname__ = f"{prefix}_{suffix}"
-        f.__module__ = module
-        f.__doc__ = _DOCS[suffix].format(**fill)
-        functions.append(f)
-    return tuple(functions)

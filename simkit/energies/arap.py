@@ -54,7 +54,81 @@ def _x_upper(upper, F, mu, lam, Gc, GG, svd, psd):
 MATERIAL = _he.register(_he.Material("arap", _psi, _P, None, _eigenvalues, uses_lam=False, x_upper=_x_upper,
                                       x_upper_projects=True))
 
-(arap_energy_element_F, arap_gradient_element_F, arap_hessian_element_F,
- arap_energy_x, arap_gradient_x, arap_hessian_x) = _he.public_tiers(
-    MATERIAL, __name__, "arap", psi="``mu/2 ||F - R||^2``",
-    P="``mu (F - R)``", psd="clamps the twist eigenvalues at 0")
+
+def arap_energy_element_F(F, mu):
+    r"""ARAP energy density of every element.
+
+    :math:`\psi(F) = \tfrac{\mu}{2} \lVert F - R \rVert_F^2`
+
+    Parameters
+    ----------
+    F : (t, d, d) float array
+        Deformation gradients, d 2 or 3.
+    mu : float or (t,) / (t, 1) float array
+        Shear modulus per element (>= 0).
+
+    Returns
+    -------
+    psi : (t, 1) float array
+        No volume weighting.
+    """
+    return _he.energy_element(MATERIAL, F, mu, None)
+
+
+def arap_gradient_element_F(F, mu):
+    r"""First Piola-Kirchhoff stress of every element: (t, d, d).
+
+    :math:`P = \mu (F - R)`
+
+    Arguments as ``arap_energy_element_F``.
+    """
+    return _he.gradient_element(MATERIAL, F, mu, None)
+
+
+def arap_hessian_element_F(F, mu):
+    r"""Exact :math:`\partial P / \partial F` of every element: (t, d*d, d*d).
+
+    Row-major F: ``H[e, i*d + j, k*d + l]``; arguments as ``arap_energy_element_F``.
+    """
+    return _he.hessian_element(MATERIAL, F, mu, None)
+
+
+def arap_energy_x(X, J, mu, vol):
+    r"""Total ARAP energy of a mesh.
+
+    :math:`E = \sum_e \mathrm{vol}_e\, \psi(F_e)`, :math:`F_e` from ``J x``
+
+    Parameters
+    ----------
+    X : (n, d) float array
+        Current node positions.
+    J : (d*d*t, d*n) sparse matrix
+        ``simkit.deformation_jacobian`` of the rest mesh.
+    mu : float or (t,) / (t, 1) float array
+        Shear modulus per element (>= 0).
+    vol : float or (t,) / (t, 1) float array
+        Rest measure of each element (``simkit.volume``).
+
+    Returns
+    -------
+    E : float
+    """
+    return _he.energy_x(MATERIAL, X, J, mu, None, vol)
+
+
+def arap_gradient_x(X, J, mu, vol):
+    r"""Gradient of the total energy: (n*d, 1).
+
+    :math:`J^\top \operatorname{vec}(\mathrm{vol}\, P)`; arguments as ``arap_energy_x``.
+    """
+    return _he.gradient_x(MATERIAL, X, J, mu, None, vol)
+
+
+def arap_hessian_x(X, J, mu, vol, *, psd=True):
+    r"""Hessian of the total energy: (n*d, n*d) csc_matrix.
+
+    :math:`J^\top \operatorname{blockdiag}(\mathrm{vol}\, \partial P/\partial F) J`; arguments as
+    ``arap_energy_x``. ``psd=True`` (default, keyword-only)
+    clamps the twist eigenvalues at 0.
+    """
+    return _he.hessian_x(MATERIAL, X, J, mu, None, vol, psd)

@@ -47,19 +47,11 @@ as ``psd_project`` of a zero block): a clamp, not an error.
 import numpy as np
 
 from .. import _assembly, _validate
-from .._hinge_angle import angle_difference, chunks, hinges
 from .._hinge_hessian import PROJECTIONS, upper_blocks
+from . import _bending_kernels as _bk
 
 # what psd=True means, per dimension (see the module docstring)
 DEFAULT_PROJECTION = {2: "gauss-newton", 3: "gauss-newton"}
-
-
-def _psi(theta, theta0, kappa):
-    return 0.5 * kappa * angle_difference(theta, theta0) ** 2
-
-
-def _dpsi(theta, theta0, kappa):
-    return kappa * angle_difference(theta, theta0)
 
 
 def _element_args(theta, theta0, kappa):
@@ -85,7 +77,7 @@ def bending_energy_element_theta(theta, theta0, kappa):
     psi : (c, 1) float array
         ``1/2 kappa wrap(theta - theta0)^2``.
     """
-    return _psi(*_element_args(theta, theta0, kappa)).reshape(-1, 1)
+    return _bk.psi(*_element_args(theta, theta0, kappa)).reshape(-1, 1)
 
 
 def bending_gradient_element_theta(theta, theta0, kappa):
@@ -103,7 +95,7 @@ def bending_gradient_element_theta(theta, theta0, kappa):
     dpsi : (c, 1) float array
         ``kappa wrap(theta - theta0)``.
     """
-    return _dpsi(*_element_args(theta, theta0, kappa)).reshape(-1, 1)
+    return _bk.dpsi(*_element_args(theta, theta0, kappa)).reshape(-1, 1)
 
 
 def bending_hessian_element_theta(theta, theta0, kappa):
@@ -160,7 +152,7 @@ def bending_energy_x(x, C, theta0, kappa):
         :math:`E = \sum_h \tfrac12 \kappa_h (\theta_h - \theta_{0,h})^2`.
     """
     C, Xt, theta0, kappa, _ = _args(x, C, theta0, kappa)
-    return float(sum(_psi(hinges(Xt, C[sl]).theta, theta0[sl], kappa[sl]).sum() for sl in chunks(C.shape[0])))
+    return _bk.energy(Xt, C, theta0, kappa)
 
 
 def bending_gradient_x(x, C, theta0, kappa):
@@ -181,11 +173,7 @@ def bending_gradient_x(x, C, theta0, kappa):
         :math:`\nabla E = \sum_h \kappa_h (\theta_h - \theta_{0,h}) \nabla\theta_h`.
     """
     C, Xt, theta0, kappa, N = _args(x, C, theta0, kappa)
-    g = np.empty((Xt.shape[0] * C.shape[1], C.shape[0]))
-    for sl in chunks(C.shape[0]):
-        h = hinges(Xt, C[sl])
-        g[:, sl] = h.gradient(_dpsi(h.theta, theta0[sl], kappa[sl]))
-    return _assembly.vector_scatter(C, Xt.shape[0], N).vector(g)
+    return _assembly.vector_scatter(C, Xt.shape[0], N).vector(_bk.gradient_values(Xt, C, theta0, kappa))
 
 
 def bending_hessian_x(x, C, theta0, kappa, *, psd=False):

@@ -48,7 +48,81 @@ def _dPdF(F, mu, lam):
 
 MATERIAL = _he.register(_he.Material("linear-elasticity", _psi, _P, _dPdF))
 
-(linear_elasticity_energy_element_F, linear_elasticity_gradient_element_F, linear_elasticity_hessian_element_F,
- linear_elasticity_energy_x, linear_elasticity_gradient_x, linear_elasticity_hessian_x) = _he.public_tiers(
-    MATERIAL, __name__, "linear_elasticity", psi="``mu ||eps||^2 + lam/2 tr(eps)^2``, ``eps = sym(F) - I``",
-    P="``2 mu eps + lam tr(eps) I``", psd="changes nothing (the Hessian is constant and PSD)")
+
+def linear_elasticity_energy_element_F(F, mu, lam):
+    r"""Linear elasticity energy density of every element.
+
+    :math:`\psi(F) = \mu \lVert \varepsilon \rVert_F^2 + \tfrac{\lambda}{2} (\operatorname{tr} \varepsilon)^2, \; \varepsilon = \tfrac12 (F + F^\top) - I`
+
+    Parameters
+    ----------
+    F : (t, d, d) float array
+        Deformation gradients, d 2 or 3.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters per element (mu >= 0).
+
+    Returns
+    -------
+    psi : (t, 1) float array
+        No volume weighting.
+    """
+    return _he.energy_element(MATERIAL, F, mu, lam)
+
+
+def linear_elasticity_gradient_element_F(F, mu, lam):
+    r"""First Piola-Kirchhoff stress of every element: (t, d, d).
+
+    :math:`P = 2 \mu \varepsilon + \lambda \operatorname{tr}(\varepsilon) I`
+
+    Arguments as ``linear_elasticity_energy_element_F``.
+    """
+    return _he.gradient_element(MATERIAL, F, mu, lam)
+
+
+def linear_elasticity_hessian_element_F(F, mu, lam):
+    r"""Exact :math:`\partial P / \partial F` of every element: (t, d*d, d*d).
+
+    Row-major F: ``H[e, i*d + j, k*d + l]``; arguments as ``linear_elasticity_energy_element_F``.
+    """
+    return _he.hessian_element(MATERIAL, F, mu, lam)
+
+
+def linear_elasticity_energy_x(X, J, mu, lam, vol):
+    r"""Total linear elasticity energy of a mesh.
+
+    :math:`E = \sum_e \mathrm{vol}_e\, \psi(F_e)`, :math:`F_e` from ``J x``
+
+    Parameters
+    ----------
+    X : (n, d) float array
+        Current node positions.
+    J : (d*d*t, d*n) sparse matrix
+        ``simkit.deformation_jacobian`` of the rest mesh.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters per element (mu >= 0).
+    vol : float or (t,) / (t, 1) float array
+        Rest measure of each element (``simkit.volume``).
+
+    Returns
+    -------
+    E : float
+    """
+    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def linear_elasticity_gradient_x(X, J, mu, lam, vol):
+    r"""Gradient of the total energy: (n*d, 1).
+
+    :math:`J^\top \operatorname{vec}(\mathrm{vol}\, P)`; arguments as ``linear_elasticity_energy_x``.
+    """
+    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def linear_elasticity_hessian_x(X, J, mu, lam, vol, *, psd=True):
+    r"""Hessian of the total energy: (n*d, n*d) csc_matrix.
+
+    :math:`J^\top \operatorname{blockdiag}(\mathrm{vol}\, \partial P/\partial F) J`; arguments as
+    ``linear_elasticity_energy_x``. ``psd=True`` (default, keyword-only)
+    changes nothing (the Hessian is constant and positive semi-definite).
+    """
+    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)

@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import _assembly, _validate
 from .._cache import RecentArguments
-from ..psd_project import EIGENVALUE_FLOOR
+from ._spring_kernels import blocks, dpsi, psi, spring_eigensystem, weighted_blocks
 
 
 def _edge_vectors(d, name="d"):
@@ -51,37 +51,6 @@ def _edge_vectors(d, name="d"):
     if d.ndim != 2:
         raise ValueError(f"{name}: expected edge vectors of shape (m, dim), got {d.shape}")
     return d
-
-
-def _spring_eigensystem(d, ym, l0):
-    """Length, unit direction and the two eigenvalues of the exact element Hessian."""
-    l = np.sqrt(np.einsum("ij,ij->i", d, d))
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        ratio = l0 / l
-        n = d / l[:, None]
-    regular = np.isfinite(ratio)
-    if regular.all():
-        return l, n, ym, ym * (1.0 - ratio)
-    degenerate = ~regular
-    n[degenerate] = 0.0
-    return l, n, ym, np.where(degenerate, ym, ym * (1.0 - np.where(degenerate, 0.0, ratio)))
-
-
-def _psi(d, ym, l0):
-    return 0.5 * ym * (np.sqrt(np.einsum("ij,ij->i", d, d)) - l0) ** 2
-
-
-def _dpsi(d, ym, l0):
-    l, n, _, _ = _spring_eigensystem(d, ym, l0)
-    return (ym * (l - l0))[:, None] * n
-
-
-def _blocks(n, along, across):
-    """(m, dim, dim) blocks ``across I + (along - across) n n^T``."""
-    dim = n.shape[1]
-    B = (along - across)[:, None, None] * (n[:, :, None] * n[:, None, :])
-    B[:, np.arange(dim), np.arange(dim)] += across[:, None]
-    return B
 
 
 def _edge_params(ym, vol, l0, m):
@@ -114,7 +83,7 @@ def mass_springs_energy_element_d(d, ym, l0):
     psi : (m, 1) float array
         Unweighted energy of each edge.
     """
-    return _psi(*_element_args(d, ym, l0)).reshape(-1, 1)
+    return psi(*_element_args(d, ym, l0)).reshape(-1, 1)
 
 
 def mass_springs_gradient_element_d(d, ym, l0):
@@ -136,7 +105,7 @@ def mass_springs_gradient_element_d(d, ym, l0):
     g : (m, dim) float array
         Zero for a degenerate edge (``|d| = 0``).
     """
-    return _dpsi(*_element_args(d, ym, l0))
+    return dpsi(*_element_args(d, ym, l0))
 
 
 def mass_springs_hessian_element_d(d, ym, l0):
@@ -159,17 +128,8 @@ def mass_springs_hessian_element_d(d, ym, l0):
         ``ym I`` for a degenerate edge.
     """
     d, ym, l0 = _element_args(d, ym, l0)
-    _, n, along, across = _spring_eigensystem(d, ym, l0)
-    return _blocks(n, along, across)
-
-
-def _weighted_blocks(d, ym, vol, l0, psd):
-    _, n, along, across = _spring_eigensystem(d, ym, l0)
-    along, across = vol * along, vol * across
-    if psd:
-        along = np.maximum(along, EIGENVALUE_FLOOR)
-        across = np.maximum(across, EIGENVALUE_FLOOR)
-    return _blocks(n, along, across)
+    _, n, along, across = spring_eigensystem(d, ym, l0)
+    return blocks(n, along, across)
 
 
 def _z_args(z, J, ym, vol, l0, Jx0, dim):
@@ -219,7 +179,7 @@ def mass_springs_energy_z(z, J, ym, vol, l0, Jx0=None, *, dim=None):
     energy : float
     """
     operator, d, (ym, vol, l0) = _z_args(z, J, ym, vol, l0, Jx0, dim)
-    return float(vol @ _psi(d, ym, l0))
+    return float(vol @ psi(d, ym, l0))
 
 
 def mass_springs_gradient_z(z, J, ym, vol, l0, Jx0=None, *, dim=None):
@@ -245,7 +205,7 @@ def mass_springs_gradient_z(z, J, ym, vol, l0, Jx0=None, *, dim=None):
     g : (N, 1) float array
     """
     operator, d, (ym, vol, l0) = _z_args(z, J, ym, vol, l0, Jx0, dim)
-    return operator.transpose_apply(vol[:, None] * _dpsi(d, ym, l0))
+    return operator.transpose_apply(vol[:, None] * dpsi(d, ym, l0))
 
 
 def mass_springs_hessian_z(z, J, ym, vol, l0, Jx0=None, *, psd=True, dim=None):
@@ -275,7 +235,7 @@ def mass_springs_hessian_z(z, J, ym, vol, l0, Jx0=None, *, psd=True, dim=None):
     """
     psd = _validate.boolean(psd, "psd")
     operator, d, (ym, vol, l0) = _z_args(z, J, ym, vol, l0, Jx0, dim)
-    B = _weighted_blocks(d, ym, vol, l0, psd)
+    B = weighted_blocks(d, ym, vol, l0, psd)
     Jl = operator.local
     return operator.pattern.matrix(np.swapaxes(Jl, 1, 2) @ B @ Jl)
 
@@ -311,7 +271,7 @@ def mass_springs_energy_x(x, E, ym, vol, l0, *, dim=None):
     energy : float
     """
     _, d, ym, vol, l0, _, _ = _x_args(x, E, ym, vol, l0, dim)
-    return float(vol @ _psi(d, ym, l0))
+    return float(vol @ psi(d, ym, l0))
 
 
 def mass_springs_gradient_x(x, E, ym, vol, l0, *, dim=None):
@@ -336,7 +296,7 @@ def mass_springs_gradient_x(x, E, ym, vol, l0, *, dim=None):
         Node-major, matching ``x.reshape(-1, 1)``.
     """
     E, d, ym, vol, l0, dim, N = _x_args(x, E, ym, vol, l0, dim)
-    ge = vol[:, None] * _dpsi(d, ym, l0)
+    ge = vol[:, None] * dpsi(d, ym, l0)
     return _assembly.assemble_vector(np.concatenate([ge, -ge], axis=1), _assembly.node_dofs(E, dim), N)
 
 
@@ -364,7 +324,7 @@ def mass_springs_hessian_x(x, E, ym, vol, l0, *, psd=True, dim=None):
     """
     psd = _validate.boolean(psd, "psd")
     E, d, ym, vol, l0, dim, N = _x_args(x, E, ym, vol, l0, dim)
-    B = _weighted_blocks(d, ym, vol, l0, psd)
+    B = weighted_blocks(d, ym, vol, l0, psd)
     m = B.shape[0]
     blocks = np.empty((m, 2, dim, 2, dim))
     blocks[:, 0, :, 0] = B

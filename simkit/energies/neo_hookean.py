@@ -86,7 +86,102 @@ def _eigenvalues(s, mu, lam):
 MATERIAL = _he.register(_he.Material("neo-hookean", _psi, _P, _dPdF, _eigenvalues, positive_det=True,
                                       x_upper=_x_upper))
 
-(neo_hookean_energy_element_F, neo_hookean_gradient_element_F, neo_hookean_hessian_element_F,
- neo_hookean_energy_x, neo_hookean_gradient_x, neo_hookean_hessian_x) = _he.public_tiers(
-    MATERIAL, __name__, "neo_hookean", psi="``mu/2 (|F|^2 - d) - mu ln J + lam/2 (ln J)^2``",
-    P="``mu F + (lam ln J - mu) F^{-T}``")
+
+def neo_hookean_energy_element_F(F, mu, lam):
+    r"""Neo-Hookean energy density of every element.
+
+    :math:`\psi(F) = \tfrac{\mu}{2} (\lVert F \rVert_F^2 - d) - \mu \ln J + \tfrac{\lambda}{2} (\ln J)^2`
+
+    Parameters
+    ----------
+    F : (t, d, d) float array
+        Deformation gradients, d 2 or 3.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters per element (mu >= 0).
+
+    Returns
+    -------
+    psi : (t, 1) float array
+        No volume weighting; ``+inf`` where det F <= 0.
+    """
+    return _he.energy_element(MATERIAL, F, mu, lam)
+
+
+def neo_hookean_gradient_element_F(F, mu, lam):
+    r"""First Piola-Kirchhoff stress of every element: (t, d, d).
+
+    :math:`P = \mu F + (\lambda \ln J - \mu) F^{-\top}`
+
+    Arguments as ``neo_hookean_energy_element_F``.
+
+    Raises
+    ------
+    ValueError
+        Naming the elements with det F <= 0.
+    """
+    return _he.gradient_element(MATERIAL, F, mu, lam)
+
+
+def neo_hookean_hessian_element_F(F, mu, lam):
+    r"""Exact :math:`\partial P / \partial F` of every element: (t, d*d, d*d).
+
+    Row-major F: ``H[e, i*d + j, k*d + l]``; arguments as ``neo_hookean_energy_element_F``.
+
+    Raises
+    ------
+    ValueError
+        Naming the elements with det F <= 0.
+    """
+    return _he.hessian_element(MATERIAL, F, mu, lam)
+
+
+def neo_hookean_energy_x(X, J, mu, lam, vol):
+    r"""Total neo-Hookean energy of a mesh.
+
+    :math:`E = \sum_e \mathrm{vol}_e\, \psi(F_e)`, :math:`F_e` from ``J x``
+
+    Parameters
+    ----------
+    X : (n, d) float array
+        Current node positions.
+    J : (d*d*t, d*n) sparse matrix
+        ``simkit.deformation_jacobian`` of the rest mesh.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters per element (mu >= 0).
+    vol : float or (t,) / (t, 1) float array
+        Rest measure of each element (``simkit.volume``).
+
+    Returns
+    -------
+    E : float
+        ``+inf`` where det F <= 0.
+    """
+    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def neo_hookean_gradient_x(X, J, mu, lam, vol):
+    r"""Gradient of the total energy: (n*d, 1).
+
+    :math:`J^\top \operatorname{vec}(\mathrm{vol}\, P)`; arguments as ``neo_hookean_energy_x``.
+
+    Raises
+    ------
+    ValueError
+        Naming the elements with det F <= 0.
+    """
+    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def neo_hookean_hessian_x(X, J, mu, lam, vol, *, psd=True):
+    r"""Hessian of the total energy: (n*d, n*d) csc_matrix.
+
+    :math:`J^\top \operatorname{blockdiag}(\mathrm{vol}\, \partial P/\partial F) J`; arguments as
+    ``neo_hookean_energy_x``. ``psd=True`` (default, keyword-only)
+    clamps each element's analytic eigenvalues at 0.
+
+    Raises
+    ------
+    ValueError
+        Naming the elements with det F <= 0.
+    """
+    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)

@@ -62,7 +62,81 @@ def _eigenvalues(s, mu, lam):
 
 MATERIAL = _he.register(_he.Material("stable-neo-hookean", _psi, _P, _dPdF, _eigenvalues, nonzero_lam=True))
 
-(stable_neo_hookean_energy_element_F, stable_neo_hookean_gradient_element_F, stable_neo_hookean_hessian_element_F,
- stable_neo_hookean_energy_x, stable_neo_hookean_gradient_x, stable_neo_hookean_hessian_x) = _he.public_tiers(
-    MATERIAL, __name__, "stable_neo_hookean", psi="``mu/2 (I_C - d) - mu/2 ln(I_C + 1) + lam/2 (J - alpha)^2``",
-    P="``mu I_C / (I_C + 1) F + lam (J - alpha) cof F``")
+
+def stable_neo_hookean_energy_element_F(F, mu, lam):
+    r"""Stable neo-Hookean energy density of every element.
+
+    :math:`\psi(F) = \tfrac{\mu}{2} (I_C - d) - \tfrac{\mu}{2} \ln(I_C + 1) + \tfrac{\lambda}{2} (J - \alpha)^2`
+
+    Parameters
+    ----------
+    F : (t, d, d) float array
+        Deformation gradients, d 2 or 3.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters per element (mu >= 0).
+
+    Returns
+    -------
+    psi : (t, 1) float array
+        No volume weighting.
+    """
+    return _he.energy_element(MATERIAL, F, mu, lam)
+
+
+def stable_neo_hookean_gradient_element_F(F, mu, lam):
+    r"""First Piola-Kirchhoff stress of every element: (t, d, d).
+
+    :math:`P = \mu \tfrac{I_C}{I_C + 1} F + \lambda (J - \alpha) \operatorname{cof} F`
+
+    Arguments as ``stable_neo_hookean_energy_element_F``.
+    """
+    return _he.gradient_element(MATERIAL, F, mu, lam)
+
+
+def stable_neo_hookean_hessian_element_F(F, mu, lam):
+    r"""Exact :math:`\partial P / \partial F` of every element: (t, d*d, d*d).
+
+    Row-major F: ``H[e, i*d + j, k*d + l]``; arguments as ``stable_neo_hookean_energy_element_F``.
+    """
+    return _he.hessian_element(MATERIAL, F, mu, lam)
+
+
+def stable_neo_hookean_energy_x(X, J, mu, lam, vol):
+    r"""Total stable neo-Hookean energy of a mesh.
+
+    :math:`E = \sum_e \mathrm{vol}_e\, \psi(F_e)`, :math:`F_e` from ``J x``
+
+    Parameters
+    ----------
+    X : (n, d) float array
+        Current node positions.
+    J : (d*d*t, d*n) sparse matrix
+        ``simkit.deformation_jacobian`` of the rest mesh.
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters per element (mu >= 0).
+    vol : float or (t,) / (t, 1) float array
+        Rest measure of each element (``simkit.volume``).
+
+    Returns
+    -------
+    E : float
+    """
+    return _he.energy_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def stable_neo_hookean_gradient_x(X, J, mu, lam, vol):
+    r"""Gradient of the total energy: (n*d, 1).
+
+    :math:`J^\top \operatorname{vec}(\mathrm{vol}\, P)`; arguments as ``stable_neo_hookean_energy_x``.
+    """
+    return _he.gradient_x(MATERIAL, X, J, mu, lam, vol)
+
+
+def stable_neo_hookean_hessian_x(X, J, mu, lam, vol, *, psd=True):
+    r"""Hessian of the total energy: (n*d, n*d) csc_matrix.
+
+    :math:`J^\top \operatorname{blockdiag}(\mathrm{vol}\, \partial P/\partial F) J`; arguments as
+    ``stable_neo_hookean_energy_x``. ``psd=True`` (default, keyword-only)
+    clamps each element's analytic eigenvalues at 0.
+    """
+    return _he.hessian_x(MATERIAL, X, J, mu, lam, vol, psd)

@@ -10,18 +10,22 @@ from ..energies.kinetic import BDF2_COEFFICIENT, bdf2_target
 from ._implicit import implicit_step
 
 
-def bdf2(x_curr, x_prev, x_prev2, x_prev3, energy_func, gradient_func, hessian_func, M, h, tolerance=1e-6,
-         max_iter=1, do_line_search=True, return_info=False, *, max_step=None, step_norm=None):
+def bdf2(x_curr, x_prev, x_prev2, x_prev3, energy_func, gradient_func, hessian_func=None, M=None, h=None,
+         tolerance=1e-6, max_iter=1, do_line_search=True, return_info=False, *, max_step=None, step_norm=None):
     r"""One BDF2 step, solved with Newton from the inertial target.
 
     :math:`x_{n+1} = \operatorname{argmin}_x \tfrac{9}{8h^2} \lVert x - \tilde{x} \rVert_M^2 + \Phi(x)`, :math:`\tilde{x}` = ``bdf2_target``
+
+    Called as upstream, or with a term as the potential,
+    ``bdf2(x_curr, x_prev, x_prev2, x_prev3, potential, M, h, tolerance=..., ...)``, as
+    ``backward_euler``.
 
     Parameters
     ----------
     x_curr, x_prev, x_prev2, x_prev3 : (N, 1) float arrays
         Positions at steps n, n-1, n-2, n-3 (repeat x_curr to start at rest).
     energy_func, gradient_func, hessian_func : callables
-        The potential Phi only (no inertia).
+        The potential Phi only (no inertia); or a term in energy_func's place, then M and h.
     M : (N, N) sparse or dense float matrix
         Mass matrix: symmetric, positive diagonal.
     h : float
@@ -45,6 +49,6 @@ def bdf2(x_curr, x_prev, x_prev2, x_prev3, energy_func, gradient_func, hessian_f
     N = x_curr.shape[0]
     history = (x_curr, _validate.stacked(x_prev, "x_prev", size=N), _validate.stacked(x_prev2, "x_prev2", size=N),
                _validate.stacked(x_prev3, "x_prev3", size=N))
-    return implicit_step(bdf2, bdf2_target, BDF2_COEFFICIENT, history, energy_func, gradient_func, hessian_func, M, h,
+    return implicit_step(bdf2, bdf2_target, BDF2_COEFFICIENT, history, (energy_func, gradient_func, hessian_func, M, h),
                          tolerance=tolerance, max_iter=max_iter, do_line_search=do_line_search,
                          return_info=return_info, max_step=max_step, step_norm=step_norm)

@@ -61,31 +61,24 @@ def _solve(H, rhs):
 
 
 class Objective:
-    """The three callables of a minimization, their outputs checked, plus an optional constant-Hessian term.
+    """The three callables of a minimization, their outputs checked (the error names the callable and the iteration)."""
 
-    ``extra`` = (energy, gradient, hessian matrix) of a term added after the checks (the inertia
-    of the implicit integrators, validated once by them).
-    """
-
-    def __init__(self, energy_func, gradient_func, hessian_func, size, extra=None):
+    def __init__(self, energy_func, gradient_func, hessian_func, size):
         self.funcs = (energy_func, gradient_func, hessian_func)
-        self.size, self.extra = size, extra
+        self.size = size
         self.iteration = 0
 
     def _where(self):
         return f"Newton iteration {self.iteration}"
 
     def energy(self, x):
-        e = _validate.returned_scalar(self.funcs[0](x), "energy_func", self._where())
-        return e + self.extra[0](x) if self.extra else e
+        return _validate.returned_scalar(self.funcs[0](x), "energy_func", self._where())
 
     def gradient(self, x):
-        g = _validate.returned_column(self.funcs[1](x), "gradient_func", self._where(), self.size)
-        return g + self.extra[1](x) if self.extra else g
+        return _validate.returned_column(self.funcs[1](x), "gradient_func", self._where(), self.size)
 
     def hessian(self, x):
-        H = _validate.returned_matrix(self.funcs[2](x), "hessian_func", self._where(), self.size)
-        return H + self.extra[2] if self.extra else H
+        return _validate.returned_matrix(self.funcs[2](x), "hessian_func", self._where(), self.size)
 
 
 def _armijo(objective, x, g, dx, alpha=1.0, risen=0.0):
@@ -116,11 +109,7 @@ def _armijo(objective, x, g, dx, alpha=1.0, risen=0.0):
 
 def filtered_step(max_step, x, dx, where):
     """The step fraction the line-search filter allows, checked to lie in (0, 1]."""
-    alpha = _validate.returned_scalar(max_step(x, dx), "max_step", where)
-    if not 0.0 < alpha <= 1.0:
-        raise ValueError(f"max_step: expected the callable to return a step fraction in (0, 1] at {where}, "
-                         f"got {alpha}")
-    return alpha
+    return _validate.step_fraction(max_step(x, dx), where)
 
 
 def _measure(step_norm, dx, where):

@@ -11,8 +11,8 @@ that says what ``psd=True`` projects (its checks cost a small part of one Hessia
 import numpy as np
 
 from .. import _assembly, _validate
-from .._hinge_angle import chunks, hinges
-from ..energies.bending import _dpsi, _psi, bending_hessian_x
+from ..energies import _bending_kernels as _bk
+from ..energies.bending import bending_hessian_x
 from .base import Term
 
 
@@ -68,18 +68,12 @@ class Bending(Term):
     def energy(self, x):
         """Total bending energy, float."""
         Xt, _ = self._geometry(x)
-        C, theta0, kappa = self.C, self.theta0, self.kappa
-        return float(sum(_psi(hinges(Xt, C[sl]).theta, theta0[sl], kappa[sl]).sum() for sl in chunks(C.shape[0])))
+        return _bk.energy(Xt, self.C, self.theta0, self.kappa)
 
     def gradient(self, x):
         """Gradient, (N, 1) float array."""
         Xt, scatter = self._geometry(x)
-        C = self.C
-        g = np.empty((Xt.shape[0] * C.shape[1], C.shape[0]))
-        for sl in chunks(C.shape[0]):
-            h = hinges(Xt, C[sl])
-            g[:, sl] = h.gradient(_dpsi(h.theta, self.theta0[sl], self.kappa[sl]))
-        return scatter.vector(g)
+        return scatter.vector(_bk.gradient_values(Xt, self.C, self.theta0, self.kappa))
 
     def hessian(self, x):
         """Hessian (projected per hinge when ``psd``), (N, N) sparse matrix."""

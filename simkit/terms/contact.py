@@ -1,9 +1,12 @@
 r"""Contact energy terms on stacked positions: barrier contact with its line-search filter.
 
-Each term has ``energy(x) -> float``, ``gradient(x) -> (N, 1)`` and ``hessian(x) -> (N, N)``
-sparse for stacked ``x`` (N = n*dim, node-major), and ``max_step(x, dx) -> float`` in (0, 1]
-(continuous collision detection times a safety factor) to pass to
-``newton_solver``/``backward_euler`` as ``max_step=``. The arguments are validated once, in the
+Each term is a ``simkit.terms.Term`` of stacked ``x`` (N = n*dim, node-major):
+``energy(x) -> float``, ``gradient(x) -> (N, 1)``, ``hessian(x) -> (N, N)`` sparse, and the
+contact terms' line-search filter ``max_step(x, dx) -> float`` in (0, 1] (continuous collision
+detection times a safety factor), which ``Sum.max_step``, the integrators given a term and
+``simkit.integrators.simulate`` use by themselves (``newton_solver`` takes it as ``max_step=``).
+``Friction`` lags its normal forces in ``update(x_n)``, which the time loop calls at the start of
+each step. The arguments are validated once, in the
 constructor; the methods call the unchecked kernels of ``simkit.energies.contact_barrier`` and
 ``simkit.ccd`` (a configuration that interpenetrates still raises ``ValueError`` naming the
 vertices, from the gradient, the Hessian and ``max_step``; its energy is ``+inf``). Each term
@@ -15,9 +18,10 @@ from .. import _assembly, _validate, ccd
 from ..energies import contact_barrier as cb
 from ..energies import friction as fr
 from ..energies import segment_barrier as sb
+from .base import Term
 
 
-class HalfSpaceContact:
+class HalfSpaceContact(Term):
     r"""Barrier contact of vertices against half-spaces (ground, walls), 2D or 3D.
 
     :math:`E(x) = \kappa \sum_i \sum_j w_i\, b\big((x_i - p_j) \cdot n_j\big)`, :math:`b(d) = -(d - \hat d)^2 \ln(d / \hat d)` on :math:`(0, \hat d)`
@@ -85,7 +89,7 @@ class HalfSpaceContact:
         return cb._friction_frame(*self._args(x_start))
 
 
-class SegmentContact:
+class SegmentContact(Term):
     r"""Barrier contact of vertices against boundary segments of other bodies, 2D.
 
     :math:`E(x) = \kappa \sum_{(p, a, b)} w_p\, b\big(d(p, [a, b])\big)`, :math:`d` the point-segment distance (three regions)
@@ -146,7 +150,7 @@ class SegmentContact:
         return sb._friction_frame(self._X(x_start), self.pairs, self.d_hat, self.kappa, self.weight)
 
 
-class Friction:
+class Friction(Term):
     r"""IPC's smoothed Coulomb friction of a contact term, lagged at the start of each step.
 
     :math:`D(x) = \sum_k \mu \lambda_k f_0(\lVert u_k \rVert)`, :math:`u_k = T_k^\top \sum_a c_{ka} (x_a - x_a^n)`, :math:`f_0` = ``stick_slip_friction_interpolant``
@@ -177,9 +181,9 @@ class Friction:
         self.threshold = fr._threshold(epsilon_v, h)
         self.frame = None
 
-    def update(self, x_start):
-        """Lag the normal forces and tangent bases from x_start (x_n, the start of the step)."""
-        self.frame = self.contact.friction_frame(x_start)
+    def update(self, x_n):
+        """Lag the normal forces and tangent bases from x_n, the start of the step. Returns self."""
+        self.frame = self.contact.friction_frame(x_n)
         self._pattern = _assembly.dof_pattern(self.frame.dofs, self.frame.x_start.size)
         return self
 
@@ -200,22 +204,3 @@ class Friction:
         """(N, N) CSC Hessian, exact and positive semi-definite."""
         return self._pattern.matrix(fr._hessian_blocks(*self._args(x)))
 
-
-def min_step(*terms):
-    """One line-search filter for several contact terms: ``max_step(x, dx) = min`` of theirs.
-
-    Parameters
-    ----------
-    *terms : objects with ``max_step(x, dx) -> float``
-        E.g. a ``HalfSpaceContact`` ground and a ``SegmentContact`` between bodies.
-
-    Returns
-    -------
-    max_step : callable
-        ``max_step(x, dx) -> float`` in (0, 1], for ``newton_solver``/``backward_euler``.
-    """
-    for i, term in enumerate(terms):
-        if not callable(getattr(term, "max_step", None)):
-            raise TypeError(f"terms[{i}]: expected a contact term with max_step(x, dx), got {type(term).__name__}")
-    filters = [term.max_step for term in terms]
-    return lambda x, dx: min(f(x, dx) for f in filters)

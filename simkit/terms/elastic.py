@@ -7,9 +7,10 @@ from ..deformation_jacobian import deformation_jacobian
 from ..energies import _hyperelastic as _he
 from ..energies import elastic as _elastic  # noqa: F401  (registers the materials)
 from ..volume import volume
+from .base import Term
 
 
-class ElasticEnergy:
+class ElasticEnergy(Term):
     r"""Hyperelastic energy of a mesh, :math:`E(x) = \sum_e \mathrm{vol}_e\, \psi(F_e(x))`.
 
     Built once from the rest mesh (the deformation Jacobian, rest volumes and material
@@ -38,6 +39,8 @@ class ElasticEnergy:
     mu, lam : (t,) float arrays
     material : str
     n, dim : int
+    size : int
+        n * d, the number of stacked coordinates.
 
     Methods take stacked positions x of shape (n*d, 1) (or (n*d,)): ``energy(x)`` -> float
     (``+inf`` for an inverted neo-Hookean element), ``gradient(x)`` -> (n*d, 1),
@@ -49,6 +52,7 @@ class ElasticEnergy:
         self.J = deformation_jacobian(X, T)
         self.vol = volume(X, T)[:, 0]
         self.n, self.dim = np.shape(X)
+        self.size = self.n * self.dim
         t = self.vol.size
         self.mu, self.lam = _he.parameters(self._material, mu, lam, t)
         self.material = material
@@ -56,7 +60,7 @@ class ElasticEnergy:
         self._structure = _he.structure(self.J, self.dim)
 
     def _F(self, x):
-        x = _validate.stacked(x, "x", self.n * self.dim)
+        x = self._x(x)
         return components((self.J @ x).reshape(-1, self.dim, self.dim))
 
     def energy(self, x):

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from .. import _assembly, _validate
-from ..energies.mass_springs import _dpsi, _psi, _weighted_blocks
+from ..energies._spring_kernels import dpsi, psi, weighted_blocks
 from .base import Term
 
 
@@ -58,16 +58,16 @@ class SpringEnergy(Term):
     def energy(self, x):
         """Total spring energy, float."""
         d = self._operator.edge_vectors(self._x(x))
-        return float(self.vol @ _psi(d, self._k, self.l0))
+        return float(self.vol @ psi(d, self._k, self.l0))
 
     def gradient(self, x):
         """Gradient, (N, 1) float array."""
         d = self._operator.edge_vectors(self._x(x))
-        return self._operator.transpose_apply(self.vol[:, None] * _dpsi(d, self._k, self.l0))
+        return self._operator.transpose_apply(self.vol[:, None] * dpsi(d, self._k, self.l0))
 
     def hessian(self, x):
         """PSD-projected Hessian, (N, N) sparse matrix."""
         d = self._operator.edge_vectors(self._x(x))
         Jl = self._operator.local
-        B = _weighted_blocks(d, self._k, self.vol, self.l0, True)
+        B = weighted_blocks(d, self._k, self.vol, self.l0, True)
         return self._operator.pattern.matrix(np.swapaxes(Jl, 1, 2) @ B @ Jl)
