@@ -14,10 +14,10 @@ Tables (best of several warm calls, milliseconds; no assertions):
    eigenvalues. Our first (cold) call is shown too: warm calls reuse the cached assembly
    patterns and symbolic Cholesky factorization.
 2. One backward-Euler step of the same bar (neo-Hookean, E = 1e8 Pa, nu = 0.3, rho = 1000,
-   h = 0.01 s, gravity) from a bent, moving state: the full step (every free coordinate) against
-   the reduced step in the clamped skinning-eigenmode subspace (10 modes, 120 coordinates) with
-   100 spectral-cubature elements, both Newton to ``||dx|| < 1e-6`` from the same state (the
-   reduced state after 0.25 s of reduced simulation).
+   h = 0.01 s, gravity) from a bent, moving state: the full step (every free coordinate, through
+   ``simkit.terms.Held``) against the reduced step in the clamped skinning-eigenmode subspace
+   (10 modes, 120 coordinates) with 100 spectral-cubature elements, both Newton to
+   ``||dx|| < 1e-6`` from the same state (the reduced state after 0.25 s of reduced simulation).
 3. The reduced step's cost over bars of 2k to 50k tetrahedra (same subspace size, same cubature
    count).
 
@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import simkit  # noqa: E402
 from simkit.integrators import backward_euler  # noqa: E402
-from simkit.terms import ElasticEnergy, Gravity, ReducedElasticEnergy, Sum  # noqa: E402
+from simkit.terms import ElasticEnergy, Gravity, Held, ReducedElasticEnergy, Sum  # noqa: E402
 import _upstream  # noqa: E402  (same folder)
 from bench_simkit import best_of  # noqa: E402
 
@@ -112,26 +112,6 @@ def eigen_table(upstream, repeats, blocks=4):
                   f"{np.max(np.abs(E_ours[name] - up) / np.abs(up)):.1e})")
 
 
-class Clamped:
-    """The full potential of the free coordinates y (x[free] = y, x[clamped] = rest): slices, not products."""
-
-    def __init__(self, term, x_rest, free):
-        self.term, self.x, self.free = term, x_rest.copy(), free
-
-    def _full(self, y):
-        self.x[self.free] = y
-        return self.x
-
-    def energy(self, y):
-        return self.term.energy(self._full(y))
-
-    def gradient(self, y):
-        return self.term.gradient(self._full(y))[self.free]
-
-    def hessian(self, y):
-        return self.term.hessian(self._full(y))[self.free][:, self.free]
-
-
 def reduced_model(X, T, bI, mu, lam, M, f):
     """Skinning eigenmodes, spectral cubature, B^T M B, B^T f: everything a reduced step needs, built once."""
     W, _, B = simkit.skinning_eigenmodes(X, T, K, bI=bI)
@@ -151,8 +131,8 @@ def bent_state(B, Mr, potential):
 
 
 def reduced_step(z, z_prev, Mr, potential, return_info=False):
-    return backward_euler(z, z_prev, potential.energy, potential.gradient, potential.hessian, Mr, H,
-                          tolerance=TOLERANCE, max_iter=MAX_ITER, return_info=return_info)
+    return backward_euler(z, z_prev, potential, Mr, H, tolerance=TOLERANCE, max_iter=MAX_ITER,
+                          return_info=return_info)
 
 
 def setup(cells):
@@ -168,14 +148,14 @@ def step_table(repeats, blocks=3):
     B, Mr, reduced = reduced_model(X, T, bI, mu, lam, M, f)
     z, z_prev = bent_state(B, Mr, reduced)
     x_rest = X.reshape(-1, 1)
-    free = np.setdiff1d(np.arange(X.size), (bI[:, None] * 3 + np.arange(3)).ravel())
-    full = Clamped(Sum(ElasticEnergy(X, T, mu, lam), Gravity(f)), x_rest, free)
-    Mf = M[free][:, free]
+    full = Held(Sum(ElasticEnergy(X, T, mu, lam), Gravity(f)), x_rest, (bI[:, None] * 3 + np.arange(3)).ravel())
+    free = full.free
+    Mf = full.project(M)
     y, y_prev = (B @ z + x_rest)[free], (B @ z_prev + x_rest)[free]
 
     def full_step(return_info=False):
-        return backward_euler(y, y_prev, full.energy, full.gradient, full.hessian, Mf, H, tolerance=TOLERANCE,
-                              max_iter=MAX_ITER, return_info=return_info)
+        return backward_euler(y, y_prev, full, Mf, H, tolerance=TOLERANCE, max_iter=MAX_ITER,
+                              return_info=return_info)
 
     _, info_full = full_step(True)
     _, info_red = reduced_step(z, z_prev, Mr, reduced, True)
