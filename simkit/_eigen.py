@@ -18,6 +18,7 @@ import scipy.linalg
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
+from . import _validate
 from .solvers import sparse_solve as _ss
 
 # problems with at most this many unknowns go to dense LAPACK (faster there, and exact for any k)
@@ -25,6 +26,26 @@ DENSE_SIZE = 300
 # ARPACK's relative accuracy of the Ritz values: eigen-residuals come out near 1e-13 relative to
 # ||A|| ||b|| (tests/test_linear_modal_analysis.py), with about a fifth fewer solves than 0 (machine eps)
 LANCZOS_TOL = 1e-10
+
+
+def free_dofs(bI, n, dim, name="bI"):
+    """Indices of the stacked degrees of freedom of the nodes not in `bI` (checked: indices in [0, n))."""
+    if bI is None:
+        return np.arange(n * dim)
+    bI = _validate.index_vector(bI, name, n)
+    keep = np.ones(n, dtype=bool)
+    keep[bI] = False
+    return (np.flatnonzero(keep)[:, None] * dim + np.arange(dim)).reshape(-1)
+
+
+def mode_count(k, available, what):
+    """k as an int in [1, available]; ValueError saying how many `what` there are."""
+    k = _validate.integer(k, "k")
+    if k < 1:
+        raise ValueError(f"k: expected at least 1 mode, got {k}")
+    if k > available:
+        raise ValueError(f"k: expected at most {available} modes, the number of {what}, got {k}")
+    return k
 
 
 def relative_shift(A, m):

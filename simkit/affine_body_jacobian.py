@@ -5,7 +5,7 @@ import scipy.sparse as sps
 from . import _validate
 
 
-def body_labels(bodies, n, name="bodies"):
+def _body_labels(bodies, n, name="bodies"):
     """Checked body label of each of n vertices, (n,) ints covering 0 .. nb-1 (None: one body); returns (labels, nb)."""
     if bodies is None:
         return np.zeros(n, dtype=np.int64), 1
@@ -44,7 +44,7 @@ def affine_body_jacobian(X, bodies=None):
     """
     X = _validate.positions(X, "X", dims=(2, 3))
     n, dim = X.shape
-    labels, nb = body_labels(bodies, n)
+    labels, nb = _body_labels(bodies, n)
     s = dim * (dim + 1)
     centers = np.zeros((nb, dim))
     np.add.at(centers, labels, X)

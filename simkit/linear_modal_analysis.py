@@ -13,17 +13,7 @@ from .volume import volume
 UPSTREAM_SHIFT = 1e-6
 
 
-def free_dofs(bI, n, dim, name="bI"):
-    """Indices of the stacked degrees of freedom of the nodes not in `bI` (checked: indices in [0, n))."""
-    if bI is None:
-        return np.arange(n * dim)
-    bI = _validate.index_vector(bI, name, n)
-    keep = np.ones(n, dtype=bool)
-    keep[bI] = False
-    return (np.flatnonzero(keep)[:, None] * dim + np.arange(dim)).reshape(-1)
-
-
-def linear_elasticity_stiffness(X, T, mu, lam):
+def _stiffness(X, T, mu, lam):
     r"""The linear-elasticity stiffness K of a validated P1 mesh, assembled from its element blocks.
 
     :math:`K = \sum_e \mathrm{vol}_e\, L_e^\top \tfrac{\partial P}{\partial F} L_e` (the material's own dP/dF,
@@ -39,16 +29,6 @@ def linear_elasticity_stiffness(X, T, mu, lam):
         e = slice(s, s + _he.CHUNK)
         blocks[e] = material.x_blocks(identity[..., :G[e].shape[0]], mu[e], lam[e], vol[e], G[e], psd=False)
     return _assembly.element_pattern(T, d, n * d).matrix(blocks)
-
-
-def mode_count(k, available, what):
-    """k as an int in [1, available]; ValueError saying how many `what` there are."""
-    k = _validate.integer(k, "k")
-    if k < 1:
-        raise ValueError(f"k: expected at least 1 mode, got {k}")
-    if k > available:
-        raise ValueError(f"k: expected at most {available} modes, the number of {what}, got {k}")
-    return k
 
 
 def linear_modal_analysis(X, T, k, bI=None, *, mu=None, lam=None, rho=1.0):
@@ -94,8 +74,8 @@ def linear_modal_analysis(X, T, k, bI=None, *, mu=None, lam=None, rho=1.0):
     X = _validate.positions(X, "X", dims=(2, 3))
     n, dim = X.shape
     T = _validate.index_array(T, "T", dim + 1, n)
-    free = free_dofs(bI, n, dim)
-    k = mode_count(k, free.size, "free degrees of freedom")
+    free = _eigen.free_dofs(bI, n, dim)
+    k = _eigen.mode_count(k, free.size, "free degrees of freedom")
     if (mu is None) != (lam is None):
         raise ValueError("mu, lam: expected both Lamé parameters (physical units) or neither (upstream's "
                          f"unit constants), got mu={'None' if mu is None else 'given'}, "
@@ -108,7 +88,7 @@ def linear_modal_analysis(X, T, k, bI=None, *, mu=None, lam=None, rho=1.0):
         orphan = np.unique(free[masses[free] <= 0] // dim)
         raise ValueError(f"T: {orphan.size} free node(s) belong to no element and have no mass, e.g. node "
                          f"{orphan[0]}; remove them or clamp them with bI")
-    K = linear_elasticity_stiffness(X, T, mu, lam)
+    K = _stiffness(X, T, mu, lam)
     K, m = K[free][:, free], masses[free]
     if upstream and bI is not None:
         K = K + UPSTREAM_SHIFT * sps.diags(m)

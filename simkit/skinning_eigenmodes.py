@@ -5,7 +5,6 @@ import scipy.sparse as sps
 from . import _eigen, _validate
 from .dirichlet_laplacian import dirichlet_laplacian
 from .lbs_jacobian import lbs_jacobian
-from .linear_modal_analysis import free_dofs, mode_count
 from .massmatrix import lumped_masses
 
 
@@ -45,7 +44,7 @@ def skinning_eigenmodes(X, T, k, mu=1, bI=None, Aeq=None):
     X = _validate.positions(X, "X", dims=(2, 3))
     n, dim = X.shape
     T = _validate.index_array(T, "T", dim + 1, n)
-    free = free_dofs(bI, n, 1)
+    free = _eigen.free_dofs(bI, n, 1)
     C = None
     if Aeq is not None:
         C = sps.csr_matrix(Aeq) if sps.issparse(Aeq) else sps.csr_matrix(_validate.real_array(Aeq, "Aeq"))
@@ -54,7 +53,7 @@ def skinning_eigenmodes(X, T, k, mu=1, bI=None, Aeq=None):
         _validate.finite(C.data, "Aeq")
         C = C[:, free].tocsc()
     rank = 0 if C is None else C.shape[0]
-    k = mode_count(k, free.size - rank, "free vertices minus the constraints")
+    k = _eigen.mode_count(k, free.size - rank, "free vertices minus the constraints")
     masses = lumped_masses(X, T)[free]
     if not masses.min() > 0:
         raise ValueError(f"T: free node {free[np.argmax(masses <= 0)]} belongs to no element and has no mass; "

@@ -10,7 +10,7 @@ from .volume import volume
 CHUNK_ENTRIES = 1 << 21
 
 
-def nearest_rows(C, P):
+def _nearest_rows(C, P):
     """Index of the row of P nearest to each row of C (Euclidean; ties to the first, as upstream's argmin).
 
     The distances are upstream's ``norm(C_i - P_j)`` entry for entry, over chunks of C, so equal
@@ -73,7 +73,7 @@ def spectral_cubature(X, T, W, k, return_labels=False, return_centroids=False):
     vol = volume(X, T)[:, 0]
     Wt = W[T].mean(axis=1)                                         # (t, p)
     centroids, labels = kmeans2(Wt, k, seed=0, minit="++")
-    lI = nearest_rows(centroids, Wt)
+    lI = _nearest_rows(centroids, Wt)
     mc = np.bincount(labels, weights=vol, minlength=k)
     result = (lI, mc)
     if return_labels:

@@ -1,4 +1,8 @@
-"""skinning_eigenmodes, lbs_jacobian and dirichlet_laplacian: Laplacian eigenfunctions as skinning weights."""
+"""skinning_eigenmodes, lbs_jacobian and dirichlet_laplacian: Laplacian eigenfunctions as skinning weights.
+
+Upstream's own tests for these names (simkit's tests/test_skinning_eigenmodes.py,
+test_lbs_jacobian.py, test_dirichlet_laplacian.py) are ported first.
+"""
 import json
 from pathlib import Path
 
@@ -58,6 +62,26 @@ def test_upstream_lbs_jacobian_shape():
     V, W = rng.standard_normal((4, 3)), rng.random((4, 2))
     W /= W.sum(axis=1, keepdims=True)
     assert simkit.lbs_jacobian(V, W).shape == (4 * 3, 2 * 4 * 3)
+
+
+def unit_tet():
+    return np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), np.array([[0, 1, 2, 3]])
+
+
+@pytest.mark.parametrize("mesh", [unit_triangle, unit_tet])
+@pytest.mark.parametrize("vector", [False, True])
+def test_upstream_dirichlet_laplacian_is_symmetric_psd_csc(mesh, vector):
+    """simkit tests/test_dirichlet_laplacian.py, ported: shape, CSC, symmetry, PSD; constants in the null space."""
+    X, T = mesh()
+    n, dim = X.shape
+    L = simkit.dirichlet_laplacian(X, T, mu=1.0, vector=vector)
+    size = n * dim if vector else n
+    assert L.shape == (size, size) and L.format == "csc"
+    D = L.toarray()
+    np.testing.assert_allclose(D, D.T, atol=1e-12)
+    v = np.random.default_rng(int(vector)).standard_normal(size)
+    assert v @ D @ v >= -1e-10
+    np.testing.assert_allclose(D @ np.ones(size), 0.0, atol=1e-10)
 
 
 # --- upstream's eigenvalues -------------------------------------------------------------------------
