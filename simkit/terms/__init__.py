@@ -21,11 +21,12 @@ from .elastic import ElasticEnergy
 from .gravity import Gravity
 from .inertia import Inertia
 from .map import Held, Map
+from .mesh_contact import MeshContact
 from .pins import PenaltySpring
 from .reduced_elastic import ReducedElasticEnergy
 from .spring_body import SpringBody
 from .springs import SpringEnergy
 
 __all__ = ["Term", "Sum", "Map", "Held", "SpringEnergy", "SpringBody", "Bending", "PenaltySpring", "Gravity", "Inertia",
-           "HalfSpaceContact", "SegmentContact", "Friction", "ElasticEnergy", "ReducedElasticEnergy",
+           "HalfSpaceContact", "SegmentContact", "MeshContact", "Friction", "ElasticEnergy", "ReducedElasticEnergy",
            "AffineOrthogonality"]
