@@ -7,10 +7,11 @@ PORT   ?= 8000
 
 .PHONY: book test serve lab bench lock clean
 
-$(READY): pyproject.toml requirements.lock
+$(READY): pyproject.toml requirements.lock tests/requirements-oracle.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -r tests/requirements-oracle.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
@@ -27,16 +28,17 @@ serve:  ## the built site on http://localhost:$(PORT)
 lab: $(READY)  ## Jupyter Lab on the chapters, with the course environment
 	$(BIN)/jupyter lab --notebook-dir=book
 
-bench: $(READY)  ## print the library, 3D and video benchmarks (SIMKIT_UPSTREAM=dir adds upstream ratios)
+bench: $(READY)  ## print the library, 3D, FEM, reduced-model and video benchmarks (SIMKIT_UPSTREAM=dir adds upstream ratios)
 	$(BIN)/python benchmarks/bench_simkit.py
 	$(BIN)/python benchmarks/bench_3d.py
 	$(BIN)/python benchmarks/bench_step.py
 	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_fem.py
+	$(BIN)/python benchmarks/bench_reduced.py
 	$(BIN)/python benchmarks/bench_video.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment
-	$(BIN)/python -m pip freeze --exclude-editable > requirements.lock
+	$(BIN)/python -m pip freeze --exclude-editable --exclude ipctk > requirements.lock
 
 clean:  ## remove everything the build and the tests generate
 	rm -rf _build results .pytest_cache
