@@ -36,6 +36,7 @@ bench: $(READY)  ## print the library, 3D, FEM, reduced-model and video benchmar
 	$(BIN)/python benchmarks/bench_fem.py
 	$(BIN)/python benchmarks/bench_reduced.py
 	$(BIN)/python benchmarks/bench_video.py
+	$(BIN)/python benchmarks/bench_render.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment
 	$(BIN)/python -m pip freeze --exclude-editable --exclude ipctk > requirements.lock
