@@ -14,14 +14,13 @@ UPSTREAM_SHIFT = 1e-6
 
 
 def _stiffness(X, T, mu, lam):
-    r"""The linear-elasticity stiffness K of a validated P1 mesh, assembled from its element blocks.
+    r"""The linear-elasticity stiffness K of a validated P1 mesh and Lamé parameters (t,), from its element blocks.
 
     :math:`K = \sum_e \mathrm{vol}_e\, L_e^\top \tfrac{\partial P}{\partial F} L_e` (the material's own dP/dF,
     ``simkit.energies.linear_elasticity``), without forming the deformation Jacobian: (n*d, n*d) csc_matrix.
     """
     (n, d), t = X.shape, T.shape[0]
     material = linear_elasticity.MATERIAL
-    mu, lam = _he.parameters(material, mu, lam, t)
     vol, G = volume(X, T)[:, 0], shape_gradients(X, T)
     identity = np.broadcast_to(np.eye(d)[:, :, None], (d, d, min(t, _he.CHUNK)))
     blocks = np.empty((t, (d + 1) * d, (d + 1) * d))
@@ -81,8 +80,8 @@ def linear_modal_analysis(X, T, k, bI=None, *, mu=None, lam=None, rho=1.0):
                          f"unit constants), got mu={'None' if mu is None else 'given'}, "
                          f"lam={'None' if lam is None else 'given'}")
     upstream = mu is None
-    if upstream:
-        mu = lam = 1.0
+    mu, lam = _he.parameters(linear_elasticity.MATERIAL, 1.0 if upstream else mu, 1.0 if upstream else lam,
+                             T.shape[0])
     masses = np.repeat(lumped_masses(X, T, _validate.element_param(rho, "rho", T.shape[0], positive=True)), dim)
     if not masses[free].min() > 0:
         orphan = np.unique(free[masses[free] <= 0] // dim)

@@ -54,11 +54,11 @@ def skinning_eigenmodes(X, T, k, mu=1, bI=None, Aeq=None):
         C = C[:, free].tocsc()
     rank = 0 if C is None else C.shape[0]
     k = _eigen.mode_count(k, free.size - rank, "free vertices minus the constraints")
+    L = dirichlet_laplacian(X, T, mu)[free][:, free]
     masses = lumped_masses(X, T)[free]
     if not masses.min() > 0:
         raise ValueError(f"T: free node {free[np.argmax(masses <= 0)]} belongs to no element and has no mass; "
                          "remove such nodes or pin them with bI")
-    L = dirichlet_laplacian(X, T, mu)[free][:, free]
     E, Wf = _eigen.lowest_eigenpairs(L, masses, k, _eigen.relative_shift(L, masses), C)
     W = np.zeros((n, k))
     W[free] = Wf

@@ -101,7 +101,8 @@ def test_projected_hessian_is_psd_and_exact_where_the_exact_one_is():
 @pytest.mark.parametrize("call, error, match", [
     (lambda: simkit.affine_body_jacobian(np.zeros((3, 3)), np.array([0, 2, 2])), ValueError, "body 1 has none"),
     (lambda: simkit.affine_body_jacobian(np.zeros((3, 3)), np.array([0, 1])), ValueError, "one body label per vertex"),
-    (lambda: simkit.affine_body_jacobian(np.zeros((3, 3)), np.array([0, 1.0, 1])), TypeError, "bodies: expected an int"),
+    (lambda: simkit.affine_body_jacobian(np.zeros((3, 3)), np.array([0, 1.0, 1])), TypeError,
+     "bodies: expected an int"),
     (lambda: AffineOrthogonality(np.array([1.0, 0.0]), 1.0), ValueError, "vol: expected one positive"),
     (lambda: AffineOrthogonality(1.0, -1.0), ValueError, "kappa: expected a finite value > 0"),
     (lambda: AffineOrthogonality(1.0, 1.0, dim=4), ValueError, "dim: expected 2 or 3"),

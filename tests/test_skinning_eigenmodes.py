@@ -213,7 +213,8 @@ def test_dirichlet_laplacian_integrates_linear_fields(mesh):
     (lambda X, T: simkit.skinning_eigenmodes(X, T, 3, bI=np.array([0])), ValueError, "k: expected at most 2"),
     (lambda X, T: simkit.skinning_eigenmodes(X, T, 1, bI=np.array([3])), ValueError, r"bI: expected indices in"),
     (lambda X, T: simkit.skinning_eigenmodes(X, T, 1, mu=-1.0), ValueError, "mu: expected non-negative"),
-    (lambda X, T: simkit.skinning_eigenmodes(X, T, 1, Aeq=np.ones((1, 4))), ValueError, r"Aeq: expected shape \(m, 3\)"),
+    (lambda X, T: simkit.skinning_eigenmodes(X, T, 1, Aeq=np.ones((1, 4))), ValueError,
+     r"Aeq: expected shape \(m, 3\)"),
     (lambda X, T: simkit.lbs_jacobian(X, np.ones((4, 2))), ValueError, r"W: expected shape \(3, k\)"),
     (lambda X, T: simkit.dirichlet_laplacian(X, T, vector=1), TypeError, "vector: expected True or False"),
 ])
