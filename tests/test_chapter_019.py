@@ -31,7 +31,7 @@ ESTIMATE_TOL = 0.5              # percentage points: extrapolated gap against th
 ROUND_OFF = 1e-10               # m: the 4 m beam's all-mode run against the full run
 ROTATION_ROUND_OFF = 1e-8       # percent: volume change of the turned bar in the skinning subspace
 DIFFERENCE_TOL = 0.10           # relative trajectory difference of the richest skinning subspace
-MIN_SPEEDUP = 4.0               # a reduced step of the bar at least this many times faster than a full one
+MIN_SPEEDUP = 3.0               # a reduced step of the bar takes at most a third of a full one's CPU time
 RIGIDITY_TOL = 1e-4             # max |A A^T - I| of the affine bodies
 # every dynamic run: results/019_reduced/<scene>.npz, with its dimension and frame count
 SCENES = {"beam_full": (2, 61), "beam_modal": (2, 61), "spin_linear_modes": (3, 61), "spin_skinning": (3, 61),
