@@ -14,7 +14,7 @@ lumped mass matrix.
 """
 from .base import Sum, Term
 from .bending import Bending
-from .contact import Friction, HalfSpaceContact, SegmentContact
+from .contact import Friction, HalfSpaceContact
 from .elastic import ElasticEnergy
 from .gravity import Gravity
 from .inertia import Inertia
@@ -25,4 +25,4 @@ from .spring_body import SpringBody
 from .springs import SpringEnergy
 
 __all__ = ["Term", "Sum", "Map", "Held", "SpringEnergy", "SpringBody", "Bending", "PenaltySpring", "Gravity", "Inertia",
-           "HalfSpaceContact", "SegmentContact", "Friction", "ElasticEnergy", "MeshContact"]
+           "HalfSpaceContact", "Friction", "ElasticEnergy", "MeshContact"]
