@@ -127,9 +127,14 @@ def _intersections(P, S, labels, tested):
             _vertices_inside(P, tested, labels, A, B, lo, hi, seg_body, m))
 
 
+def _cell(lo, hi):
+    """The grid's cell size for segments: twice the median segment's box (measured faster than once in 2D)."""
+    return 2.0 * float(np.median((hi - lo).max(axis=1)))
+
+
 def _segment_pairs(A, B, lo, hi, state, seg_body, m):
     """(state, i, j), i < j: segments of different bodies that share a point, per state."""
-    ia, ib = _box_pairs(lo, hi, state)
+    ia, ib = _box_pairs(lo, hi, state, h=_cell(lo, hi))
     keep = seg_body[ia] != seg_body[ib]
     ia, ib = ia[keep], ib[keep]
     hit = _segment_meets_segment_2d(A[ia], B[ia], A[ib], B[ib])
@@ -161,7 +166,7 @@ def _vertices_inside(P, tested, labels, A, B, lo, hi, seg_body, m):
     # each candidate's ray from the vertex towards +x, cut at the body's box, against that body's segments
     p = V[iv]
     ray_hi = np.column_stack([box_hi[k, 0], p[:, 1]])
-    ir, js = _box_pairs(p, ray_hi, k, lo, hi, owner, h=float(np.median((hi - lo).max(axis=1))))
+    ir, js = _box_pairs(p, ray_hi, k, lo, hi, owner, h=_cell(lo, hi))
     p, a, b = p[ir], A[js], B[js]
     o = orient2d(a, b, p)
     straddles = (a[:, 1] > p[:, 1]) != (b[:, 1] > p[:, 1])
