@@ -31,7 +31,6 @@ from .grid_box import grid_box
 from .grid_rectangle import grid_rectangle
 from .grid_sheet import grid_sheet
 from .hinge_quads import hinge_quads
-from .intersections_2d import count_intersections_2d, intersections_2d
 from .lbs_jacobian import lbs_jacobian
 from .linear_modal_analysis import linear_modal_analysis
 from .massmatrix import massmatrix
@@ -44,12 +43,12 @@ from .ympr_to_lame import ympr_to_lame
 
 __all__ = [
     "ccd", "checks", "contact", "energies", "filesystem", "integrators", "solvers", "terms",
-    "affine_body_jacobian", "boundary_edges", "boundary_faces", "combine_meshes", "count_intersections_2d",
-    "deformation_jacobian", "dihedral_angles", "dihedral_angles_2d", "dihedral_angles_2d_gradient_element",
+    "affine_body_jacobian", "boundary_edges", "boundary_faces", "combine_meshes", "deformation_jacobian",
+    "dihedral_angles", "dihedral_angles_2d", "dihedral_angles_2d_gradient_element",
     "dihedral_angles_2d_hessian_element", "dihedral_angles_3d", "dihedral_angles_3d_gradient_element",
     "dihedral_angles_3d_hessian_element", "dihedral_angles_gradient_element", "dihedral_angles_hessian_element",
     "dirichlet_laplacian", "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
     "edge_lengths", "edges", "gradient_cfd", "gravity_force", "grid_box", "grid_rectangle", "grid_sheet",
-    "hessian_cfd", "hinge_quads", "intersections_2d", "lbs_jacobian", "linear_modal_analysis", "massmatrix",
+    "hessian_cfd", "hinge_quads", "lbs_jacobian", "linear_modal_analysis", "massmatrix",
     "project_into_subspace", "psd_project", "skinning_eigenmodes", "spectral_cubature", "volume", "ympr_to_lame",
 ]

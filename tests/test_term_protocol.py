@@ -84,13 +84,6 @@ def _half_space(dim):
     return ground, x, 1e-7
 
 
-def _segments(dim):
-    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.3, 0.05], [0.6, 0.03], [0.5, 0.5]])
-    contact = terms.SegmentContact(5, [[0, 1]], 0.1, 10.0, weight=[1.0, 1.0, 0.7, 1.3, 1.0], vertices=[2, 3, 4],
-                                   psd=False)
-    return contact, X.reshape(-1, 1), 1e-7
-
-
 def _friction(dim):
     X, _, _, _ = _chain(dim)
     ground, x_n = _ground(X, dim)
@@ -194,13 +187,13 @@ def _mesh_contact(dim):
 
 CASES = {
     "SpringEnergy": _springs, "Bending": _bending, "PenaltySpring": _pins, "Gravity": _gravity,
-    "Inertia": _inertia, "HalfSpaceContact": _half_space, "SegmentContact": _segments, "Friction": _friction,
+    "Inertia": _inertia, "HalfSpaceContact": _half_space, "Friction": _friction,
     "MeshContact": _mesh_contact, "ElasticEnergy": _elastic, "SpringBody": _spring_body, "Sum": _sum, "Map": lambda dim: _map(dim, sparse=True),
     "Map (dense B)": lambda dim: _map(dim, sparse=False), "Held": _held,
     "ReducedElasticEnergy": _reduced_elastic, "AffineOrthogonality": _affine_orthogonality,
     "MeshContact": _mesh_contact,
 }
-PARAMS = [(name, dim) for name in CASES for dim in ((2,) if name == "SegmentContact" else (2, 3))]
+PARAMS = [(name, dim) for name in CASES for dim in (2, 3)]
 
 
 def test_every_term_class_has_a_protocol_case():

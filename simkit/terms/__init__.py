@@ -16,7 +16,7 @@ cubature, and ``AffineOrthogonality`` the rigidity potential of affine bodies.
 from .affine_orthogonality import AffineOrthogonality
 from .base import Sum, Term
 from .bending import Bending
-from .contact import Friction, HalfSpaceContact, SegmentContact
+from .contact import Friction, HalfSpaceContact
 from .elastic import ElasticEnergy
 from .gravity import Gravity
 from .inertia import Inertia
@@ -28,5 +28,5 @@ from .spring_body import SpringBody
 from .springs import SpringEnergy
 
 __all__ = ["Term", "Sum", "Map", "Held", "SpringEnergy", "SpringBody", "Bending", "PenaltySpring", "Gravity", "Inertia",
-           "HalfSpaceContact", "SegmentContact", "MeshContact", "Friction", "ElasticEnergy", "ReducedElasticEnergy",
+           "HalfSpaceContact", "MeshContact", "Friction", "ElasticEnergy", "ReducedElasticEnergy",
            "AffineOrthogonality"]
