@@ -334,8 +334,8 @@ def api_entries(site_dir):
     return entries
 
 
-# In code cells: dotted names rooted at the library or at the chapter's publisher
-CODE_API = re.compile(r"\b(?:simkit|utils|energies|ch)(?:\.[A-Za-z_]\w*)+")
+# In code cells: dotted names rooted at the library or at the chapter's publisher (not an attribute: run.energies)
+CODE_API = re.compile(r"(?<![\w.])(?:simkit|utils|energies|ch)(?:\.[A-Za-z_]\w*)+")
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
