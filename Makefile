@@ -7,10 +7,11 @@ PORT   ?= 8000
 
 .PHONY: book test serve lab bench lock clean
 
-$(READY): pyproject.toml requirements.lock
+$(READY): pyproject.toml requirements.lock tests/requirements-oracle.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -r tests/requirements-oracle.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
@@ -36,7 +37,7 @@ bench: $(READY)  ## print the library, 3D and video benchmarks (SIMKIT_UPSTREAM=
 	$(BIN)/python benchmarks/bench_video.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment
-	$(BIN)/python -m pip freeze --exclude-editable > requirements.lock
+	$(BIN)/python -m pip freeze --exclude-editable --exclude ipctk > requirements.lock
 
 clean:  ## remove everything the build and the tests generate
 	rm -rf _build results .pytest_cache

@@ -7,7 +7,7 @@ keep the type of the matrix they are given, as upstream simkit 0.1.8). Functions
 upstream follow its conventions; the API page lists the deliberate differences. ``import
 simkit`` needs only numpy and scipy.
 """
-from . import ccd, checks, energies, filesystem, integrators, solvers, terms
+from . import ccd, checks, contact, energies, filesystem, integrators, solvers, terms
 from .boundary_edges import boundary_edges
 from .boundary_faces import boundary_faces
 from .combine_meshes import combine_meshes
@@ -35,7 +35,7 @@ from .volume import volume
 from .ympr_to_lame import ympr_to_lame
 
 __all__ = [
-    "ccd", "checks", "energies", "filesystem", "integrators", "solvers", "terms",
+    "ccd", "checks", "contact", "energies", "filesystem", "integrators", "solvers", "terms",
     "boundary_edges", "boundary_faces", "combine_meshes", "deformation_jacobian",
     "dihedral_angles", "dihedral_angles_gradient_element", "dihedral_angles_hessian_element",
     "dihedral_angles_2d", "dihedral_angles_2d_gradient_element", "dihedral_angles_2d_hessian_element",

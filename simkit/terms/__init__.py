@@ -19,9 +19,10 @@ from .elastic import ElasticEnergy
 from .gravity import Gravity
 from .inertia import Inertia
 from .map import Held, Map
+from .mesh_contact import MeshContact
 from .pins import PenaltySpring
 from .spring_body import SpringBody
 from .springs import SpringEnergy
 
 __all__ = ["Term", "Sum", "Map", "Held", "SpringEnergy", "SpringBody", "Bending", "PenaltySpring", "Gravity", "Inertia",
-           "HalfSpaceContact", "SegmentContact", "Friction", "ElasticEnergy"]
+           "HalfSpaceContact", "SegmentContact", "Friction", "ElasticEnergy", "MeshContact"]

@@ -1,0 +1,198 @@
+"""Mesh contact against the IPC Toolkit (ipctk 1.6.1) on the same states, and the 2D scaling of MeshContact.
+
+Run from the repository root, in the project's environment (``make bench`` runs it; ipctk comes
+from ``tests/requirements-oracle.lock``, which ``make`` installs)::
+
+    python benchmarks/bench_contact.py            # 64x64 and 128x128 sheets
+    python benchmarks/bench_contact.py --quick    # 64x64 only
+
+States: two noisy m x m grid sheets (a unit square, spacing 1/(m-1)) 2 mm apart, the upper one
+shifted by half a cell in x and z (so its diagonals lie over the lower one's: near-parallel edge
+pairs that need the mollifier), every vertex moved by up to 0.1 mm at random; d_hat = 3 mm,
+kappa = 1. The step for the collision-free step size moves the upper sheet 4 mm down (through
+the lower one) plus up to 1 mm of noise on every vertex.
+
+Tables (best of several warm calls, wall time, milliseconds; no assertions):
+
+1. Collision set + energy + gradient + projected Hessian. simkit: a fresh ``MeshContact`` cache,
+   then ``energy``, ``gradient`` and ``hessian`` (Gauss-Newton, PSD). ipctk:
+   ``NormalCollisions.build``, then ``BarrierPotential``'s energy, gradient and Hessian with
+   ``PSDProjectionMethod.CLAMP``. Both build the same collision set (counts printed; ipctk's
+   potential is on squared distances, so the energies differ). ipctk runs on its own thread pool
+   (both cores); simkit on one.
+2. Collision-free step size: ``MeshContact.max_step`` divided by its safety factor (the certified
+   time of impact) against ``ipctk.compute_collision_free_stepsize`` (default broad phase,
+   Tight Inclusion CCD).
+3. Where simkit's time goes (one profiled evaluation): broad phase, narrow phase, potential,
+   Hessian assembly.
+4. 2D: MeshContact on N rings of 16 vertices at a fixed density (a square lattice, 0.05 gaps
+   between neighbours), collision set + energy + gradient + Hessian, N and 16 N bodies.
+
+Goals (issue 27): ratio ipctk / simkit >= 1.0 in tables 1 and 2; in 2D, 16x the bodies cost at
+most 25x the time.
+"""
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import simkit  # noqa: E402
+from simkit.terms.mesh_contact import MeshContact  # noqa: E402
+
+try:
+    import ipctk
+except ImportError:               # the test-only lock is not installed: simkit's columns only
+    ipctk = None
+
+D_HAT, GAP, NOISE, KAPPA = 3e-3, 2e-3, 1e-4, 1.0
+REPEATS = 5
+
+
+def sheets(m, seed=0):
+    """Two noisy m x m sheets GAP apart, the upper one shifted half a cell; positions, faces, edges."""
+    V, F = simkit.grid_sheet(m, m, diagonals="right")
+    spacing = 1.0 / (m - 1)
+    X = np.concatenate([V, V + [0.5 * spacing, GAP, 0.5 * spacing]])
+    X += NOISE * np.random.default_rng(seed).uniform(-1.0, 1.0, X.shape)
+    F = np.concatenate([F, F + m * m])
+    return X, F, simkit.edges(F)
+
+
+def sheet_step(X, m, seed=1):
+    """The upper sheet 4 mm down (through the lower), every vertex up to 1 mm of noise."""
+    dX = 1e-3 * np.random.default_rng(seed).uniform(-1.0, 1.0, X.shape)
+    dX[m * m:, 1] -= 4e-3
+    return dX
+
+
+def interleaved_best(funcs, repeats=REPEATS):
+    """Best wall time (s) of each of `funcs` ({name: f}), the calls alternating so both see the same load."""
+    for f in funcs.values():
+        f()
+    best = {name: np.inf for name in funcs}
+    for r in range(repeats):
+        for name in (list(funcs) if r % 2 == 0 else list(funcs)[::-1]):
+            t = time.perf_counter()
+            funcs[name]()
+            best[name] = min(best[name], time.perf_counter() - t)
+    return best
+
+
+def simkit_evaluation(term, x):
+    term._key = None                      # a new iterate: the collision set is rebuilt
+    return term.energy(x), term.gradient(x), term.hessian(x)
+
+
+def ipctk_evaluation(mesh, X):
+    collisions = ipctk.NormalCollisions()
+    collisions.build(mesh, X, D_HAT)
+    barrier = ipctk.BarrierPotential(D_HAT, KAPPA)
+    return (barrier(collisions, mesh, X), barrier.gradient(collisions, mesh, X),
+            barrier.hessian(collisions, mesh, X, ipctk.PSDProjectionMethod.CLAMP), collisions)
+
+
+def table_sheets(sizes):
+    print("\n1. collision set + energy + gradient + projected Hessian (ms)")
+    print(f"{'sheets':>10} {'collisions':>11} {'ipctk':>11} {'simkit':>9} {'ipctk':>9} {'ratio':>7}")
+    steps = []
+    for m in sizes:
+        X, F, E = sheets(m)
+        x = X.reshape(-1, 1)
+        term = MeshContact(X, D_HAT, KAPPA, edges=E, faces=F)
+        count = len(term.collisions(x))
+        row = {"simkit": lambda: simkit_evaluation(term, x)}
+        theirs = "-"
+        if ipctk is not None:
+            mesh = ipctk.CollisionMesh(X, E, F)
+            theirs = len(ipctk_evaluation(mesh, X)[3])
+            row["ipctk"] = lambda: ipctk_evaluation(mesh, X)
+        best = interleaved_best(row)
+        ours_ms, their_ms = 1e3 * best["simkit"], 1e3 * best.get("ipctk", np.nan)
+        print(f"{f'{m}x{m}':>10} {count:>11,} {theirs:>11,} {ours_ms:>9.1f} {their_ms:>9.1f} "
+              f"{their_ms / ours_ms:>7.2f}")
+        steps.append((m, X, F, E, term))
+    return steps
+
+
+def table_step(steps):
+    print("\n2. collision-free step size (ms; the step: upper sheet 4 mm down + 1 mm noise)")
+    print(f"{'sheets':>10} {'simkit t':>9} {'ipctk t':>9} {'simkit':>9} {'ipctk':>9} {'ratio':>7}")
+    for m, X, F, E, term in steps:
+        dX = sheet_step(X, m)
+        x, dx = X.reshape(-1, 1), dX.reshape(-1, 1)
+        row = {"simkit": lambda: term.max_step(x, dx)}
+        t_ours, t_theirs = term.max_step(x, dx) / term.safety, np.nan
+        if ipctk is not None:
+            mesh = ipctk.CollisionMesh(X, E, F)
+            row["ipctk"] = lambda: ipctk.compute_collision_free_stepsize(mesh, X, X + dX)
+            t_theirs = row["ipctk"]()
+        best = interleaved_best(row, repeats=3)
+        ours_ms, their_ms = 1e3 * best["simkit"], 1e3 * best.get("ipctk", np.nan)
+        print(f"{f'{m}x{m}':>10} {t_ours:>9.4f} {t_theirs:>9.4f} {ours_ms:>9.1f} {their_ms:>9.1f} "
+              f"{their_ms / ours_ms:>7.2f}")
+
+
+def table_profile(steps):
+    m, X, F, E, term = steps[-1]
+    x = X.reshape(-1, 1)
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(3):
+        simkit_evaluation(term, x)
+    profile.disable()
+    stats = pstats.Stats(profile).stats
+    parts = {"broad phase (CollisionMesh.candidates)": "candidates",
+             "narrow phase + reduction (build_collisions)": "build_collisions",
+             "energy": "energy", "gradient": "gradient", "Hessian (W W^T)": "hessian"}
+    print(f"\n3. where simkit's time goes, {m}x{m} sheets (ms per evaluation, cumulative)")
+    for label, function in parts.items():
+        total = sum(v[3] for k, v in stats.items() if k[2] == function and "contact" in k[0])
+        print(f"   {label:<46} {1e3 * total / 3:>8.1f}")
+
+
+def rings(n_side, k=16, radius=1.0, gap=0.05, seed=0):
+    """n_side^2 rings of k vertices on a square lattice, neighbours `gap` apart, slightly jittered."""
+    t = np.linspace(0.0, 2 * np.pi, k, endpoint=False)
+    ring = radius * np.column_stack([np.cos(t), np.sin(t)])
+    pitch = 2 * radius + gap
+    centres = pitch * np.stack(np.meshgrid(np.arange(n_side), np.arange(n_side)), axis=-1).reshape(-1, 2)
+    X = (centres[:, None, :] + ring[None]).reshape(-1, 2)
+    X += 0.2 * gap * np.random.default_rng(seed).uniform(-1.0, 1.0, X.shape)
+    loop = np.column_stack([np.arange(k), (np.arange(k) + 1) % k])
+    S = (np.arange(n_side * n_side)[:, None, None] * k + loop[None]).reshape(-1, 2)
+    return X, S, np.repeat(np.arange(n_side * n_side), k)
+
+
+def table_2d():
+    print("\n4. 2D: N rings of 16 vertices at one density, collision set + energy + gradient + Hessian (ms)")
+    print(f"{'bodies':>8} {'collisions':>11} {'ms':>9} {'cost ratio':>11}")
+    base = None
+    for n_side in (8, 32):
+        X, S, bodies = rings(n_side)
+        term = MeshContact(X, 0.1, KAPPA, edges=S, bodies=bodies)
+        x = X.reshape(-1, 1)
+        best = interleaved_best({"simkit": lambda: simkit_evaluation(term, x)})["simkit"]
+        base = base or best
+        print(f"{n_side * n_side:>8} {len(term.collisions(x)):>11,} {1e3 * best:>9.1f} {best / base:>11.1f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="64x64 sheets only")
+    args = parser.parse_args()
+    print(f"mesh contact benchmark: numpy {np.__version__}, ipctk {getattr(ipctk, '__version__', 'not installed')}"
+          f"{f' on {ipctk.get_num_threads()} threads' if ipctk else ''}")
+    steps = table_sheets([64] if args.quick else [64, 128])
+    table_step(steps)
+    table_profile(steps)
+    table_2d()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+r"""Broad phase: every pair of overlapping axis-aligned boxes, in time that grows with the boxes and the pairs.
+
+Two boxes ``[lo_i, hi_i]`` and ``[lo_j, hi_j]`` overlap when, on every axis k,
+``lo_ik <= hi_jk`` and ``lo_jk <= hi_ik``. Overlap implies that their centres ``c`` are close in
+every axis: ``|c_ik - c_jk| <= h_ik + h_jk``, ``h`` the half-extents. Dividing each axis by
+``R_k = max_i h_ik + max_j h_jk`` turns that into a Chebyshev (``p = inf``) ball of radius 1, which
+``scipy.spatial.cKDTree`` answers in ``O((n + pairs) log n)``; the exact overlap test then runs on
+the pairs it returns. Boxes of very different sizes (a cloth on a ground of two triangles) would
+make ``R`` loose for the small ones, so the boxes are split into size classes (a factor 4 in
+half-extent per class) and each pair of classes is queried with its own ``R``.
+
+Measured on the contact benchmark (``benchmarks/bench_contact.py``: two noisy 64x64 sheets 2 mm
+apart, 24k edges, boxes inflated by 3 mm), this tree query returns the 110k edge-edge candidates
+in about 40 ms; a sort-based uniform hash grid in numpy (sort the cell keys, search the 27
+neighbour cells) took about twice as long, and sort-and-sweep on one axis reports every pair
+whose boxes overlap on that axis (a whole row of a sheet), which is quadratic on a sheet.
+
+Used twice per Newton iterate by the contact term: boxes inflated by ``d_hat`` for the distance
+query, and the boxes of the primitives swept over a step for continuous collision detection.
+"""
+import numpy as np
+from scipy.spatial import cKDTree
+
+from .. import _validate
+
+CLASS_RATIO = 4.0          # half-extents within one size class differ by at most this factor
+_SLACK = 1.0 + 1e-9        # the tree's radius, a hair above 1 so round-off in the scaling drops no pair
+
+
+def _check_boxes(lo, hi, name):
+    lo = _validate.finite_array(lo, f"lo{name}")
+    hi = _validate.finite_array(hi, f"hi{name}")
+    if lo.ndim != 2 or lo.shape[1] not in (2, 3):
+        raise ValueError(f"lo{name}: expected shape (k, dim) with dim 2 or 3, got {lo.shape}")
+    if hi.shape != lo.shape:
+        raise ValueError(f"hi{name}: expected shape {lo.shape}, like lo{name}, got {hi.shape}")
+    if lo.size and not (lo <= hi).all():
+        bad = int(np.argmax(~(lo <= hi).all(axis=1)))
+        raise ValueError(f"hi{name}: expected hi >= lo on every axis, box {bad} has lo {lo[bad]} and hi {hi[bad]}")
+    return lo, hi
+
+
+def box_pairs(lo, hi, lo_b=None, hi_b=None):
+    r"""Index pairs of overlapping axis-aligned boxes, within one set or between two.
+
+    :math:`[l_i, h_i] \cap [l_j, h_j] \neq \emptyset \iff l_{ik} \le h_{jk} \text{ and } l_{jk} \le h_{ik}` on every axis k
+
+    Parameters
+    ----------
+    lo, hi : (k, dim) float arrays
+        Lower and upper corners of the boxes (dim 2 or 3), ``lo <= hi``.
+    lo_b, hi_b : (m, dim) float arrays, optional
+        A second set of boxes. Without it, pairs within the first set are returned.
+
+    Returns
+    -------
+    pairs : (p, 2) int array
+        Without a second set, every ``(i, j)`` with ``i < j`` whose boxes overlap; with one,
+        every ``(i, j)`` with box i of the first set overlapping box j of the second. Boxes that
+        only touch count as overlapping.
+    """
+    lo, hi = _check_boxes(lo, hi, "")
+    if lo_b is None and hi_b is None:
+        return _self_pairs(lo, hi)
+    if lo_b is None or hi_b is None:
+        raise ValueError("lo_b, hi_b: expected both corners of the second set of boxes, got only one")
+    lo_b, hi_b = _check_boxes(lo_b, hi_b, "_b")
+    if lo_b.shape[1] != lo.shape[1]:
+        raise ValueError(f"lo_b: expected {lo.shape[1]}D boxes, like lo, got shape {lo_b.shape}")
+    return _cross_pairs(lo, hi, lo_b, hi_b)
+
+
+def _size_classes(half):
+    """Class label (k,) of each box by its largest half-extent: factors of CLASS_RATIO apart."""
+    size = half.max(axis=1) if half.size else np.zeros(0)
+    positive = size > 0
+    if not positive.any():
+        return np.zeros(size.size, dtype=np.int64)
+    smallest = size[positive].min()
+    label = np.zeros(size.size, dtype=np.int64)
+    label[positive] = np.floor(np.log(size[positive] / smallest) / np.log(CLASS_RATIO)).astype(np.int64)
+    return label
+
+
+def _groups(lo, hi):
+    """Per size class: (indices, centres, half-extents) of its boxes."""
+    centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+    label = _size_classes(half)
+    order = np.argsort(label, kind="stable")
+    bounds = np.flatnonzero(np.diff(label[order])) + 1
+    return [(idx, centre[idx], half[idx]) for idx in np.split(order, bounds) if idx.size]
+
+
+def _scale(half_a, half_b):
+    """Per-axis R_k = max h_a + max h_b (1 on an axis where every box is flat: any positive R is conservative)."""
+    R = half_a.max(axis=0) + half_b.max(axis=0)
+    return np.where(R > 0, R, 1.0)
+
+
+def _overlapping(lo_a, hi_a, lo_b, hi_b, i, j):
+    """The candidate pairs (i, j) whose boxes overlap, tested one axis at a time on a shrinking set."""
+    for k in range(lo_a.shape[1]):
+        # contiguous columns: gathering from them is several times faster than lo_a[i, k]
+        la, ha = np.ascontiguousarray(lo_a[:, k]), np.ascontiguousarray(hi_a[:, k])
+        lb, hb = np.ascontiguousarray(lo_b[:, k]), np.ascontiguousarray(hi_b[:, k])
+        keep = (la[i] <= hb[j]) & (lb[j] <= ha[i])
+        i, j = i[keep], j[keep]
+    return i, j
+
+
+def _self_pairs(lo, hi):
+    groups = _groups(lo, hi)
+    found_i, found_j = [], []
+    for g, (idx_a, c_a, h_a) in enumerate(groups):
+        for idx_b, c_b, h_b in groups[g:]:
+            R = _scale(h_a, h_b)
+            tree_a = cKDTree(c_a / R)
+            if idx_b is idx_a:
+                near = tree_a.query_pairs(_SLACK, p=np.inf, output_type="ndarray")
+                i, j = near[:, 0], near[:, 1]
+            else:
+                near = tree_a.sparse_distance_matrix(cKDTree(c_b / R), _SLACK, p=np.inf, output_type="ndarray")
+                i, j = near["i"], near["j"]
+            found_i.append(_take(idx_a, i, len(lo)))
+            found_j.append(_take(idx_b, j, len(lo)))
+    i, j = _overlapping(lo, hi, lo, hi, *_concatenate(found_i, found_j))
+    return np.column_stack([np.minimum(i, j), np.maximum(i, j)])
+
+
+def _cross_pairs(lo_a, hi_a, lo_b, hi_b):
+    found_i, found_j = [], []
+    if len(lo_a) and len(lo_b):
+        groups_b = _groups(lo_b, hi_b)
+        for idx_a, c_a, h_a in _groups(lo_a, hi_a):
+            for idx_b, c_b, h_b in groups_b:
+                R = _scale(h_a, h_b)
+                near = cKDTree(c_a / R).sparse_distance_matrix(cKDTree(c_b / R), _SLACK, p=np.inf,
+                                                               output_type="ndarray")
+                found_i.append(_take(idx_a, near["i"], len(lo_a)))
+                found_j.append(_take(idx_b, near["j"], len(lo_b)))
+    i, j = _overlapping(lo_a, hi_a, lo_b, hi_b, *_concatenate(found_i, found_j))
+    return np.column_stack([i, j])
+
+
+def _take(idx, local, total):
+    """Global indices of a class's local indices (no gather when the class holds every box, in order)."""
+    return local if idx.size == total else idx[local]
+
+
+def _concatenate(found_i, found_j):
+    if not found_i:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(found_i) == 1:
+        return found_i[0].astype(np.int64, copy=False), found_j[0].astype(np.int64, copy=False)
+    return np.concatenate(found_i).astype(np.int64), np.concatenate(found_j).astype(np.int64)

@@ -1,0 +1,127 @@
+r"""Barrier contact between the triangles and edges of 3D meshes (segments in 2D), self-contact included.
+
+The term of the IPC Toolkit's layers in ``simkit.contact``: a ``CollisionMesh`` checked once,
+a broad phase per iterate, the collision set of the iterate (cached: a Newton iteration's
+energy, gradient and Hessian build it once), its barrier potential, and a line-search filter
+from continuous collision detection over the broad phase of the swept primitives.
+"""
+import numpy as np
+
+from .. import _validate, ccd
+from ..contact import barrier_potential as potential
+from ..contact.collision_mesh import CollisionMesh
+from ..contact.collisions import build_collisions
+from ..contact.step import collision_free_step
+from .base import Term
+
+
+class MeshContact(Term):
+    r"""Barrier contact of a mesh's triangles and edges with each other (3D), or of boundary segments (2D).
+
+    :math:`E(x) = \kappa \big(\sum_{(p, t)} w_p\, b(d_{pt}) + \sum_{(e, e')} \bar w_{ee'}\, m_{ee'}\, b(d_{ee'})\big)`, :math:`b` = ``ipc_barrier_energy``, 2D: point-segment pairs
+
+    The sums run over every point-triangle and edge-edge pair (3D) or point-segment pair (2D)
+    whose primitives share no vertex (and, with ``bodies``, lie in different bodies) and are
+    closer than ``d_hat``: Li et al. 2020's original IPC energy. ``m`` is the edge-edge
+    mollifier (``simkit.contact.edge_edge_mollifier``) with ``eps_x = 1e-3 |a1 - a0|^2
+    |b1 - b0|^2`` of the rest edges, 1 unless the edges are close to parallel.
+
+    Parameters
+    ----------
+    X : (n, dim) float array
+        Rest positions (dim 2 or 3): the mollifier's rest lengths, and the checks of zero-length
+        edges and zero-area triangles.
+    d_hat : float
+        Activation distance, > 0.
+    kappa : float
+        Barrier stiffness, > 0.
+    edges : (m, 2) int array, keyword-only
+        3D: every edge of every face (``simkit.edges(faces)``) and any free edges (rods); 2D:
+        the boundary segments.
+    faces : (f, 3) int array, optional, keyword-only
+        Triangles (3D).
+    weight : float or (n,) float array, optional, keyword-only
+        Per-vertex weight ``w_i > 0`` (lumped area or mass; default 1). A point-triangle (or
+        point-segment) pair weighs its point's ``w_p``; an edge-edge pair the mean of its four
+        end points', :math:`\bar w_{ee'} = \tfrac14 (w_{a_0} + w_{a_1} + w_{b_0} + w_{b_1})`.
+    bodies : (n,) int array, optional, keyword-only
+        Body label per vertex: primitives of the same body never touch (default: a body can
+        touch itself, only primitives sharing a vertex are excluded).
+    fixed : (n,) bool array or int array, optional, keyword-only
+        Vertices that never move, e.g. a static obstacle (a ground mesh, a sphere) held by
+        pins or a map term: pairs whose vertices are all fixed are never looked at.
+    psd : bool, optional, keyword-only
+        Hessian: Gauss-Newton, positive semi-definite (default), or exact (False). See
+        ``simkit.contact.barrier_potential``.
+    safety : float, optional, keyword-only
+        Fraction in (0, 1) of the time of impact that ``max_step`` allows (default 0.9).
+
+    Attributes
+    ----------
+    mesh : CollisionMesh
+    size : int
+        ``n * dim``.
+    """
+
+    def __init__(self, X, d_hat, kappa, *, edges, faces=None, weight=1.0, bodies=None, fixed=None, psd=True,
+                 safety=ccd.SAFETY):
+        X = _validate.positions(X, "X")
+        self.n, self.dim = X.shape
+        self.d_hat = _validate.positive_scalar(d_hat, "d_hat")
+        self.kappa = _validate.positive_scalar(kappa, "kappa")
+        self.weight = _validate.element_param(weight, "weight", self.n, positive=True, what="vertex")
+        self.psd = _validate.boolean(psd, "psd")
+        self.safety = ccd._check_safety(safety)
+        self.mesh = CollisionMesh(X, edges, faces, bodies=bodies, fixed=fixed)
+        self.size = self.n * self.dim
+        self._key = None
+        self._collisions = None
+
+    def __repr__(self):
+        return f"MeshContact({self.mesh!r}, d_hat={self.d_hat:g}, kappa={self.kappa:g})"
+
+    def _X(self, x, name="x"):
+        x = np.asarray(x)
+        if x.size != self.size:
+            raise ValueError(f"{name}: expected {self.size} stacked coordinates ({self.n} vertices in {self.dim}D), "
+                             f"got shape {x.shape}")
+        return x.reshape(self.n, self.dim)
+
+    def collisions(self, x):
+        """The collision set of x, built once per iterate (later calls with equal x reuse it).
+
+        Parameters
+        ----------
+        x : (n*dim, 1) or (n, dim) float array
+
+        Returns
+        -------
+        collisions : simkit.contact.Collisions
+        """
+        X = self._X(x)
+        if self._key is None or not np.array_equal(self._key, X):
+            self._collisions = build_collisions(self.mesh, X, self.d_hat, self.weight)
+            self._key = self._collisions.X
+        return self._collisions
+
+    def energy(self, x):
+        """Barrier energy (``+inf`` where two primitives touch)."""
+        collisions = self.collisions(x)
+        return np.inf if collisions.touching else potential.energy(collisions, self.d_hat, self.kappa)
+
+    def gradient(self, x):
+        """(N, 1) gradient; minus it is the contact force."""
+        return potential.gradient(self.collisions(x), self.d_hat, self.kappa)
+
+    def hessian(self, x):
+        """(N, N) CSC Hessian: Gauss-Newton (``psd=True``) or exact."""
+        return potential.hessian(self.collisions(x), self.d_hat, self.kappa, self.psd)
+
+    def max_step(self, x, dx):
+        """Largest fraction in (0, 1] of the step dx from x that keeps every pair apart, times ``safety``."""
+        X = self._X(x)
+        return collision_free_step(self.mesh, X, self._X(dx, "dx"), self.safety)
+
+    def friction_frame(self, x_start):
+        """The lagged ``FrictionFrame`` of the collisions at x_start, for ``simkit.terms.Friction``."""
+        return potential.friction_frame(self.collisions(x_start), self.d_hat, self.kappa)

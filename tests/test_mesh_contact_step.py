@@ -1,0 +1,129 @@
+"""MeshContact.max_step: the collision-free step size against ipctk's, and the invariant that filtered steps never intersect.
+
+ipctk's ``compute_collision_free_stepsize`` scales its time of impact by 0.8 by default
+(``TightInclusionCCD``'s ``conservative_rescaling``); with 1.0 it is the time of impact to
+Tight Inclusion's tolerance (1e-6), the reference here: ours (``max_step / safety``) must not
+be later, and at least 0.8 of it.
+"""
+import ipctk
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import simkit
+from simkit.terms.mesh_contact import MeshContact
+
+from mesh_contact_scenes import D_HAT, crossing_rods, folded_sheet, point_over_face, two_sheets
+
+TOLERANCE = 1e-6
+REFERENCE_CCD = ipctk.TightInclusionCCD(TOLERANCE, 10_000_000, 1.0)
+
+
+def through(X, F, E, rng, down=4e-3, noise=1e-3, layer=None):
+    """A step that moves the upper layer `down` through the lower one, plus noise on every vertex."""
+    dX = noise * rng.uniform(-1.0, 1.0, X.shape)
+    upper = X[:, 1] > X[:, 1].mean() if layer is None else layer
+    dX[upper, 1] -= down
+    return dX
+
+
+def steps():
+    rng = np.random.default_rng(11)
+    X, F, E = two_sheets(m=6)
+    yield "sheets through each other", X, F, E, through(X, F, E, rng)
+    X, F, E = two_sheets(m=6, shift=0.0, seed=3)
+    yield "vertex over vertex, sliding and sinking", X, F, E, through(X, F, E, rng, noise=3e-3)
+    X, F, E = folded_sheet(m=6)
+    yield "folded sheet, upper layer pushed down", X, F, E, through(X, F, E, rng, down=5e-3, noise=5e-4)
+    X, F, E = folded_sheet(m=6, seed=4)
+    yield "folded sheet, random large step", X, F, E, 8e-3 * rng.standard_normal(X.shape)
+    X, E = crossing_rods(angle=1.0)
+    dX = np.zeros_like(X)
+    dX[2:, 1] = -5e-3
+    dX[2:, 0] = 2e-3
+    yield "rod through rod", X, np.zeros((0, 3), dtype=np.int64), E, dX
+    X, F, E = point_over_face()
+    dX = np.zeros_like(X)
+    dX[[0, 4, 5]] = [1e-3, 6e-3, 5e-4]                    # the point lies 2 mm below the face (normal -y)
+    yield "point through face", X, F, E, dX
+
+
+STEPS = {name: (X, F, E, dX) for name, X, F, E, dX in steps()}
+
+
+@pytest.mark.parametrize("name", STEPS)
+def test_time_of_impact_is_a_tight_lower_bound_of_ipctks(name):
+    X, F, E, dX = STEPS[name]
+    term = MeshContact(X, D_HAT, 1.0, edges=E, faces=F if len(F) else None)
+    alpha = term.max_step(X.reshape(-1, 1), dX.reshape(-1, 1))
+    ours = min(alpha / term.safety, 1.0)
+    theirs = ipctk.compute_collision_free_stepsize(ipctk.CollisionMesh(X, E, F), X, X + dX,
+                                                   narrow_phase_ccd=REFERENCE_CCD)
+    assert theirs < 1.0, "the step must hit something"
+    assert ours <= theirs + TOLERANCE
+    assert ours >= 0.8 * theirs
+    assert not ipctk.has_intersections(ipctk.CollisionMesh(X, E, F), X + alpha * dX)
+
+
+def test_a_free_step_is_taken_whole_and_a_touching_start_is_named():
+    X, F, E = two_sheets(m=4)
+    term = MeshContact(X, D_HAT, 1.0, edges=E, faces=F)
+    dX = np.zeros_like(X)
+    dX[:, 0] = 0.5                                         # both sheets together: no relative motion
+    assert term.max_step(X.reshape(-1, 1), dX.reshape(-1, 1)) == 1.0
+    X = np.array([[0.25, 0.0, 0.25], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.25, 1.0, 0.25],
+                  [0.5, 1.0, 0.25]])
+    F = np.array([[1, 2, 3], [0, 4, 5]])
+    term = MeshContact(X, D_HAT, 1.0, edges=simkit.edges(F), faces=F)
+    dX = np.zeros_like(X)
+    dX[0, 1] = -0.1
+    with pytest.raises(ValueError, match=r"^x: vertex and triangle \(p, a, b, c\) \(0, 1, 2, 3\) touch"):
+        term.max_step(X.reshape(-1, 1), dX.reshape(-1, 1))
+    with pytest.raises(ValueError, match=r"^dx: expected 18 stacked coordinates"):
+        term.max_step(X.reshape(-1, 1), np.zeros(17))
+
+
+# -----------------------------------------------------------------------------------------------
+# the invariant: large random Newton-like steps, filtered, never intersect; unfiltered, they do
+# -----------------------------------------------------------------------------------------------
+
+SCENES = {"two sheets": lambda seed: two_sheets(m=5, seed=seed), "folded": lambda seed: folded_sheet(m=5, seed=seed)}
+
+
+def random_steps(X, rng, count, scale):
+    """Newton-like steps: a smooth field (random affine map) plus per-vertex noise, the upper layer pushed down."""
+    upper = X[:, 1] > X[:, 1].mean()
+    for _ in range(count):
+        A = rng.standard_normal((3, 3)) * scale * 20
+        dX = (X - X.mean(axis=0)) @ A.T + scale * rng.standard_normal(X.shape)
+        dX[upper, 1] -= scale * rng.uniform(0.5, 3.0)
+        yield dX
+
+
+def intersecting_states(scene, seed, scale, filtered, count=4):
+    X, F, E = SCENES[scene](seed)
+    term = MeshContact(X, D_HAT, 1.0, edges=E, faces=F)
+    mesh = ipctk.CollisionMesh(X, E, F)
+    bad = 0
+    rng = np.random.default_rng(seed)
+    for dX in random_steps(X, rng, count, scale):
+        alpha = term.max_step(X.reshape(-1, 1), dX.reshape(-1, 1)) if filtered else 1.0
+        X_new = X + alpha * dX
+        if ipctk.has_intersections(mesh, X_new):
+            bad += 1
+        elif filtered:
+            X = X_new                                          # walk on from the filtered state
+    return bad
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scene=st.sampled_from(sorted(SCENES)), seed=st.integers(0, 2 ** 16), scale=st.floats(1e-3, 1e-2))
+def test_filtered_steps_never_intersect(scene, seed, scale):
+    assert intersecting_states(scene, seed, scale, filtered=True) == 0
+
+
+def test_the_same_steps_unfiltered_do_intersect():
+    """The invariant above is not vacuous: without the filter, the same generator intersects."""
+    bad = sum(intersecting_states(scene, seed, 5e-3, filtered=False) for scene in SCENES for seed in range(3))
+    assert bad >= 6
