@@ -56,6 +56,15 @@ def node_positions(x, dim=None, name="x", dims=(1, 2, 3)):
     return finite(arr.reshape(N // dim, dim), name)
 
 
+def body_labels(bodies, n, name="bodies"):
+    """One integer body label per node: shape (n,) (an (n, 1) column is accepted), returned as (n,)."""
+    labels = np.asarray(bodies)
+    if labels.shape not in ((n,), (n, 1)) or not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(f"{name}: expected one integer label per node, shape ({n},), got {labels.shape} "
+                         f"of dtype {labels.dtype}")
+    return labels.reshape(n)
+
+
 def time_step(h, name="h"):
     """A time step: > 0 and finite, with ``h**2`` a normal positive float (``1/h**2`` finite too)."""
     value = positive_scalar(h, name)

@@ -137,3 +137,32 @@ def test_ccd_is_tighter_than_ipctks_additive_ccd():
     hit = np.isfinite(ref) & np.isfinite(t)
     assert hit.sum() > 80
     assert np.median(t[hit] / ref[hit]) > 1.05
+
+
+def test_edge_triangle_intersection_agrees_with_ipctk_including_near_ties():
+    """Generic stencils, and stencils 1e-14 from touching (exact ties themselves differ: ipctk does not
+    count every touching contact, ours does; test_contact_intersections checks those in exact arithmetic)."""
+    rng = np.random.default_rng(7)
+    ties = rng.integers(-2, 3, size=(3000, 5, 3)).astype(float) / 2.0
+    X = np.concatenate([rng.standard_normal((3000, 5, 3)), ties + 1e-14 * rng.standard_normal(ties.shape)])
+    area = np.linalg.norm(np.cross(X[:, 3] - X[:, 2], X[:, 4] - X[:, 2]), axis=1)
+    X = X[area > 1e-6]
+    ours = contact.edge_triangle_intersect(*X.transpose(1, 0, 2))
+    theirs = np.array([ipctk.is_edge_intersecting_triangle(*x) for x in X])
+    np.testing.assert_array_equal(ours, theirs)
+    assert 300 < ours.sum() < len(X) - 300
+
+
+def test_mesh_states_agree_with_ipctks_has_intersections():
+    import simkit
+    X, F = simkit.grid_sheet(12, 12)
+    E = ipctk.edges(F)
+    rng = np.random.default_rng(8)
+    verdicts = []
+    for noise in np.repeat([0.0, 0.01, 0.03, 0.06, 0.1], 6):
+        Y = X + noise * rng.standard_normal(X.shape)
+        Y[:, 1] += 0.3 * np.sin(4 * X[:, 0])
+        theirs = ipctk.has_intersections(ipctk.CollisionMesh(Y, E, F), Y)
+        assert contact.has_intersections(Y, F) == theirs
+        verdicts.append(theirs)
+    assert 3 <= sum(verdicts) <= len(verdicts) - 3

@@ -8,6 +8,9 @@
 - Continuous collision detection of linear motions: ``point_triangle_ccd``, ``edge_edge_ccd``
   (3D) and ``point_edge_ccd`` (2D and 3D), each a lower bound on the time of impact in [0, 1]
   (``inf`` if none), tight to about 1% on transversal approaches.
+- Exact intersection tests: ``edge_triangle_intersect``, ``triangle_triangle_intersect`` on
+  stencils, and for mesh states ``edge_face_intersections``, ``has_intersections`` and, over the
+  frames of a run, ``count_intersections``.
 
 Each distance module also has a private batched entry (``_point_triangle(X, order)`` and so on)
 that takes the stacked stencil ``X = x[stencils]`` (k, m, dim), skips the checks, classifies the
@@ -20,6 +23,8 @@ from .edge_edge_distance import (edge_edge_distance, edge_edge_distance_element,
                                  edge_edge_distance_hessian)
 from .edge_edge_mollifier import (edge_edge_mollifier, edge_edge_mollifier_element, edge_edge_mollifier_gradient,
                                   edge_edge_mollifier_hessian, edge_edge_mollifier_threshold)
+from .intersections import (count_intersections, edge_face_intersections, edge_triangle_intersect, has_intersections,
+                            triangle_triangle_intersect)
 from .point_edge_ccd import point_edge_ccd
 from .point_edge_distance import (point_edge_distance, point_edge_distance_element, point_edge_distance_gradient,
                                   point_edge_distance_hessian)
@@ -41,4 +46,6 @@ __all__ = [
     "edge_edge_mollifier", "edge_edge_mollifier_gradient", "edge_edge_mollifier_hessian",
     "edge_edge_mollifier_threshold", "edge_edge_mollifier_element",
     "point_triangle_ccd", "edge_edge_ccd", "point_edge_ccd",
+    "edge_triangle_intersect", "triangle_triangle_intersect", "edge_face_intersections", "has_intersections",
+    "count_intersections",
 ]

@@ -32,7 +32,7 @@ edges touch.
 import numpy as np
 
 from . import _element
-from ._closest import KindTable, cross, dot, evaluate, segment_parameter
+from ._closest import KindTable, cross, dot, evaluate, points_of, segment_parameter
 from ._stencil import nonzero_lengths, points, positive_distances
 
 # Below this sin^2 of the angle between the edges, the interior-interior region is not used.
@@ -58,7 +58,7 @@ def _edge_edge(X, order=2, dense=True):
     against B's interior (y[:, 0] = t), 8 interior pair (y = (s, t)); s is a1's weight and t
     b1's. Parallel edges (module docstring) never get kind 8.
     """
-    a0, a1, b0, b1 = X[:, 0], X[:, 1], X[:, 2], X[:, 3]
+    a0, a1, b0, b1 = points_of(X)
     ea, eb, w = a1 - a0, b1 - b0, b0 - a0
     n = cross(ea, eb)
     nn = dot(n, n)

@@ -19,7 +19,7 @@ so do the derivatives where p lies on the edge.
 import numpy as np
 
 from . import _element
-from ._closest import KindTable, evaluate, segment_parameter
+from ._closest import KindTable, evaluate, points_of, segment_parameter
 from ._stencil import nonzero_lengths, points, positive_distances
 
 # r = p - (1 - s) a - s b; the interior's free parameter s is b's weight
@@ -33,7 +33,7 @@ def _point_edge(X, order=2, dense=True):
 
     Kinds: 0 ``P_E0`` (closest to a), 1 ``P_E1`` (b), 2 ``P_E`` (interior; y[:, 0] = s).
     """
-    s, _ = segment_parameter(X[:, 0], X[:, 1], X[:, 2])
+    s, _ = segment_parameter(*points_of(X))
     kind = np.where(s <= 0, 0, np.where(s >= 1, 1, 2)).astype(np.int8)
     y = np.zeros((X.shape[0], 2))
     y[:, 0] = np.where(kind == 2, s, 0.0)

@@ -25,7 +25,7 @@ derivatives where p lies on the triangle.
 import numpy as np
 
 from . import _element
-from ._closest import KindTable, cross, dot, evaluate, segment_parameter
+from ._closest import KindTable, cross, dot, evaluate, points_of, segment_parameter
 from ._stencil import ZERO_AREA, nonzero_areas, points, positive_distances
 
 # r = p - l_a a - l_b b - l_c c; edge regions' parameter s is the second end's weight, the face's
@@ -48,7 +48,7 @@ def _point_triangle(X, order=2, dense=True):
     Kinds: 0-2 vertex a, b, c; 3-5 edge ab, bc, ca (y[:, 0] = the second end's weight); 6 face
     (y = (u, v), the weights of b and c). A zero-area triangle is never classified as a face.
     """
-    p, a, b, c = X[:, 0], X[:, 1], X[:, 2], X[:, 3]
+    p, a, b, c = points_of(X)
     e0, e1, q = b - a, c - a, p - a
     n = cross(e0, e1)
     nn = dot(n, n)

@@ -74,11 +74,7 @@ def segment_pairs(segments, n, vertices=None, bodies=None):
     ps = np.tile(S, (V.size, 1))
     keep = (pv != ps[:, 0]) & (pv != ps[:, 1])
     if bodies is not None:
-        labels = np.asarray(bodies)
-        if labels.shape not in ((n,), (n, 1)) or not np.issubdtype(labels.dtype, np.integer):
-            raise ValueError(f"bodies: expected one integer label per node, shape ({n},), got {labels.shape} "
-                             f"of dtype {labels.dtype}")
-        labels = labels.reshape(n)
+        labels = _validate.body_labels(bodies, n)
         keep &= labels[pv] != labels[ps[:, 0]]
         keep &= labels[pv] != labels[ps[:, 1]]
     return np.column_stack([pv[keep], ps[keep]]).astype(np.int64)
