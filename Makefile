@@ -35,6 +35,7 @@ bench: $(READY)  ## print the library, 3D and video benchmarks (SIMKIT_UPSTREAM=
 	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_fem.py
 	$(BIN)/python benchmarks/bench_video.py
+	$(BIN)/python benchmarks/bench_render.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment
 	$(BIN)/python -m pip freeze --exclude-editable --exclude ipctk > requirements.lock

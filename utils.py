@@ -22,6 +22,10 @@ static 2D plots (``course.plots2d``)
     ``View``, ``view_basis``, ``plot_mesh_3d``, ``mesh_limits``, ``plot_meshes_3d``,
     ``animate_meshes_3d`` (flat-shaded triangle meshes by a fixed camera),
     ``plot_sheet_hinges``, ``plot_hinge_3d``.
+depth-correct 3D scenes (``course.render3d``, ``course.scene3d``)
+    ``Surface`` (a mesh of a scene with its colours), ``Lighting``, ``render_scene`` (a z-buffer
+    renderer: pixels), ``scene_limits``; ``SceneArtist``, ``plot_scene_3d``, ``plot_scenes_3d``,
+    ``animate_scene_3d`` (figures and videos of folds, drapes and piles).
 interactive view (``course.viewer``)
     ``mesh_viewer_html``: an offline, interactive plotly view of a precomputed trajectory,
     drawn by Jupyter Lab's plotly renderer and by the site's vendored plotly.js.
@@ -56,6 +60,9 @@ from course.anim2d import (  # noqa: E402,F401
 from course.mesh3d import (  # noqa: E402,F401
     AMBIENT, DIFFUSE, EDGE_SHADE, VIEW_3D, MeshArtists, View, animate_meshes_3d, mesh_limits, plot_hinge_3d,
     plot_mesh_3d, plot_meshes_3d, plot_sheet_hinges, view_basis)
+from course.render3d import (  # noqa: E402,F401
+    LIGHTING, LINE_SHADE, PIN_RIM, Lighting, Surface, render_scene, scene_limits)
+from course.scene3d import SceneArtist, animate_scene_3d, plot_scene_3d, plot_scenes_3d  # noqa: E402,F401
 from course.viewer import (  # noqa: E402,F401
     PLOTLY_MIME, PLOTLY_STATIC, MeshView, mesh_viewer_html, plotly_js_name)
 

@@ -117,31 +117,44 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
                                                            node_size, lw)
         stamp = ax_s.text(0.02, 0.96, label_of(t[0]), transform=ax_s.transAxes, ha="left", va="top",
                           fontsize=10, color="0.25", zorder=ANIM_Z + 3)
-        traces = []
-        for j, (key, y) in enumerate(series.items()):
-            ax_e.plot(t, y, color=cols[key], lw=1.2, alpha=0.25)
-            line, = ax_e.plot(t[:1], y[:1], color=cols[key], lw=2.2, label=key, zorder=ANIM_Z + 2 * j)
-            dot, = ax_e.plot(t[:1], y[:1], "o", color=cols[key], ms=7, mec="white", mew=1.2,
-                             zorder=ANIM_Z + 2 * j + 1)
-            traces.append((line, dot, y))
-        Y = np.concatenate(list(series.values()))
-        ax_e.set_xlim(*_padded(t.min(), t.max(), 0.02))
-        ax_e.set_ylim(*_padded(Y.min(), Y.max(), 0.06))
+        traces = _trace_series(ax_e, t, series, cols)
         _finish_plot(fig, ax_e, False, xlabel, ylabel, title, legend=len(series) > 1)
         fig.tight_layout()
 
     def update(i):
         springs.set_segments(segments[i])
         nodes.set_offsets(P[i])
-        for line, dot, y in traces:
-            line.set_data(t[:i + 1], y[:i + 1])
-            dot.set_data(t[i:i + 1], y[i:i + 1])
+        _advance_traces(traces, t, i)
         stamp.set_text(label_of(t[i]))
 
     artists = [springs, nodes, stamp, *(a for line, dot, _ in traces for a in (line, dot))]
     if pins is not None:
         artists.append(pins)
     return fig, BlitAnimation(fig, update, T, artists, interval=interval)
+
+
+def _trace_series(ax, t, series, colors):
+    """Faint full curves of ``series`` over ``t`` and, above them, animated ones traced up to a frame.
+
+    Returns the list of ``(line, dot, values)`` that ``_advance_traces`` moves to a frame.
+    """
+    traces = []
+    for j, (key, y) in enumerate(series.items()):
+        ax.plot(t, y, color=colors[key], lw=1.2, alpha=0.25)
+        line, = ax.plot(t[:1], y[:1], color=colors[key], lw=2.2, label=key, zorder=ANIM_Z + 2 * j)
+        dot, = ax.plot(t[:1], y[:1], "o", color=colors[key], ms=7, mec="white", mew=1.2, zorder=ANIM_Z + 2 * j + 1)
+        traces.append((line, dot, y))
+    Y = np.concatenate(list(series.values()))
+    ax.set_xlim(*_padded(t.min(), t.max(), 0.02))
+    ax.set_ylim(*_padded(Y.min(), Y.max(), 0.06))
+    return traces
+
+
+def _advance_traces(traces, t, i):
+    """Trace every curve of ``_trace_series`` up to frame ``i``, its dot at frame ``i``."""
+    for line, dot, y in traces:
+        line.set_data(t[:i + 1], y[:i + 1])
+        dot.set_data(t[i:i + 1], y[i:i + 1])
 
 
 def _padded(lo, hi, pad):

@@ -19,7 +19,7 @@ from simkit.filesystem import BlitAnimation
 from ._inputs import _auto_scene_limits, _indices, _points, _scene_limits, _states
 from ._public import public
 from .style import (ANIM_Z, BOUNDARY_C, CLOTH_BACK, CLOTH_FRONT, DENSITY, DPI, HINGE_C, PIN_C, SPRING_EDGE,
-                    _new_figure, _style_axes, style)
+                    _new_figure, _panel_grid, _style_axes, style)
 
 #: float : ambient part of the flat shading, :math:`s = a + d \max(n \cdot \ell, 0)`.
 AMBIENT = 0.45
@@ -262,16 +262,13 @@ def plot_meshes_3d(panels, view=None, shared_lims=True, figsize=None, suptitle=N
     basis_view = _view(view)
     lims = mesh_limits([P[0] for P, *_ in data], basis_view) if shared_lims else None
     with style():
-        fig, axes = _new_figure(figsize or (3.4 * ncols, 3.2 * nrows), nrows=nrows, ncols=ncols, squeeze=False)
-        axes = axes.ravel()
+        fig, axes = _panel_grid(figsize or (3.4 * ncols, 3.2 * nrows), len(data), ncols)
         for ax, (P, F, title, pins) in zip(axes, data):
             plot_mesh_3d(ax, P[0], F, pins=pins, view=basis_view, lims=lims, title=title, **mesh_kw)
-        for ax in axes[len(data):]:
-            ax.remove()
         if suptitle is not None:
             fig.suptitle(suptitle)
         fig.tight_layout()
-    return fig, axes[:len(data)]
+    return fig, axes
 
 
 def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_format="t = {:.2f} s",

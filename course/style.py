@@ -93,6 +93,15 @@ def _new_figure(figsize, dpi=DPI, **subplots_kw):
     return fig, axes
 
 
+def _panel_grid(figsize, count, ncols, **figure_kw):
+    """A figure of ``count`` Axes in rows of ``ncols`` (the cells left over removed); call it inside ``style()``."""
+    fig, axes = _new_figure(figsize, nrows=-(-count // ncols), ncols=ncols, squeeze=False, **figure_kw)
+    axes = axes.ravel()
+    for ax in axes[count:]:
+        ax.remove()
+    return fig, axes[:count]
+
+
 def _plot_axes(ax, figsize):
     """Return ``(fig, ax, own)``: the given Axes and its figure, or a new styled figure (own=True)."""
     if ax is not None:
