@@ -7,8 +7,9 @@ here; the API reference documents each concern on its own page.
 publishing (``course.publish``)
     ``ROOT``, ``notebook_results_path``, ``media_dir``, ``Chapter`` (one object per chapter
     that saves a figure or a video into ``results/<chapter>/``, publishes its copy
-    ``media/<prefix>_<name>.png|mp4`` and returns what the page shows),
-    ``check_frames_inside``, ``embed_video``.
+    ``media/<prefix>_<name>.png|mp4``, keeping the published bytes when a reader could see no
+    difference, and returns what the page shows), ``check_frames_inside``, ``embed_video``,
+    ``show_video`` (save an animation and embed it, as chapter 014's seed does).
 look (``course.style``)
     Colour constants, ``DPI``, ``DENSITY``, the ``STYLE`` rc dict and the ``style()`` context
     manager. Helpers apply the look per figure, never by changing global rcParams.
@@ -17,7 +18,7 @@ static 2D plots (``course.plots2d``)
     ``residual_plot``, ``loglog_plot``, ``profile_plot``.
 2D animations (``course.anim2d``)
     ``animate_springs_energy``, ``animate_springs_grid``: ``(fig, anim)`` pairs whose
-    ``anim`` is a ``simkit.filesystem.BlitAnimation``.
+    ``anim`` is a ``course.filesystem.BlitAnimation``.
 3D meshes (``course.mesh3d``)
     ``View``, ``view_basis``, ``plot_mesh_3d``, ``mesh_limits``, ``plot_meshes_3d``,
     ``animate_meshes_3d`` (flat-shaded triangle meshes by a fixed camera),
@@ -48,7 +49,8 @@ except ModuleNotFoundError:
 from simkit.terms import Gravity, Inertia, PenaltySpring, SpringEnergy  # noqa: E402,F401
 
 from course.publish import (  # noqa: E402,F401
-    MEDIA_ENV, RESULTS_ENV, ROOT, Chapter, check_frames_inside, embed_video, media_dir, notebook_results_path)
+    MEDIA_ENV, RESULTS_ENV, ROOT, Chapter, check_frames_inside, embed_video, media_dir, notebook_results_path,
+    show_video)
 from course.style import (  # noqa: E402,F401
     ANIM_Z, BOUNDARY_C, CLOTH_BACK, CLOTH_FRONT, DENSITY, DPI, ENERGY_COLORS, GRID_C, HINGE_C, INTEGRATOR_COLORS,
     PIN_C, REST_C, SPRING_EDGE, SPRING_NODE, STYLE, TRACK_C, style)

@@ -1,4 +1,4 @@
-"""Benchmark: render chapter 011's dynamic-cable video through simkit.filesystem.save_animation.
+"""Benchmark: render chapter 011's dynamic-cable video through course.filesystem.save_animation.
 
 The scene matches the chapter: 251 frames of a 21-node / 20-spring cable pinned at both
 ends, the kinetic-energy panel on the right, ``utils.animate_springs_energy`` at its
@@ -33,7 +33,7 @@ from matplotlib.animation import FuncAnimation  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import utils  # noqa: E402
-from simkit.filesystem import save_animation  # noqa: E402
+from course.filesystem import save_animation  # noqa: E402
 
 N_NODES = 21
 CABLE_LENGTH = 4.0

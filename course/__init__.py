@@ -4,6 +4,10 @@ Chapters import it through the ``utils`` facade (``import utils``; ``utils.Chapt
 new helper goes:
 
 - ``course.publish``: results and media folders, ``Chapter`` (save, publish, show), video embedding;
+- ``course.filesystem``: the deterministic, atomic PNG and MP4 writers and ``BlitAnimation``
+  (upstream's ``simkit.filesystem.save_figure`` and ``save_animation`` call them), and the media
+  rule (``course.filesystem.media_rule``: whether a new rendering shows what the published file
+  shows; the publisher and the site build keep the published bytes when it does);
 - ``course.style``: colours, sizes, the rc style and the frame every plot shares;
 - ``course.plots2d``: static 2D plots (spring networks, curves, residuals, convergence, profiles);
 - ``course.anim2d``: 2D animations, ``(fig, anim)`` pairs for ``Chapter.video``;

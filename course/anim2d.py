@@ -1,6 +1,6 @@
 """2D animations: spring networks moving beside their energy curves, or in a grid of panels on one clock.
 
-Each helper returns ``(fig, anim)`` with ``anim`` a ``simkit.filesystem.BlitAnimation``:
+Each helper returns ``(fig, anim)`` with ``anim`` a ``course.filesystem.BlitAnimation``:
 the static parts are drawn once, and per frame only the animated artists (``zorder >=
 ANIM_Z``) are redrawn and piped to the encoder. Publish the pair with ``Chapter.video``.
 """
@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from simkit import checks
-from simkit.filesystem import BlitAnimation
+from .filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _points, _scene_limits, _series, _states
 from .plots2d import plot_spring_network
@@ -92,7 +92,7 @@ def animate_springs_energy(states, E, t, series, rest=None, lims=None, xlabel="t
     Returns
     -------
     fig : matplotlib.figure.Figure
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     P = _states(states)
     T, n = P.shape[:2]
@@ -238,7 +238,7 @@ def animate_springs_grid(panels, lims=None, fps=20, pin_pts=None, figsize=None, 
     -------
     fig : matplotlib.figure.Figure
         At ``DENSITY * DPI`` dots per inch.
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     if not isinstance(panels, (list, tuple)) or not panels:
         error = ValueError if isinstance(panels, (list, tuple)) else TypeError

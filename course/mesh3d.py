@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
 
 from simkit import checks
-from simkit.filesystem import BlitAnimation
+from .filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _indices, _points, _scene_limits, _states
 from ._public import public
@@ -301,7 +301,7 @@ def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_fo
     Returns
     -------
     fig : matplotlib.figure.Figure
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     data = _panels3d(panels)
     counts = {P.shape[0] for P, *_ in data}

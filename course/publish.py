@@ -2,8 +2,12 @@
 
 ``Chapter`` saves each figure and video of a notebook into ``results/<chapter>/``, publishes
 its copy ``media/<prefix>_<name>.png|mp4`` (``media_dir()``, so the build can stage it) and
-returns what the page shows. ``check_frames_inside`` refuses a video whose nodes leave their
-axes; ``embed_video`` inlines an MP4 in the page.
+returns what the page shows. The copy obeys the media rule (``course.filesystem.media_rule``):
+a rendering that only round-off changed (another CPU, another BLAS kernel) leaves the published
+file's bytes as they are, so running a chapter from Jupyter Lab or nbclient leaves ``git status``
+clean unless a reader could see the difference. ``check_frames_inside`` refuses a video whose nodes leave
+their axes; ``embed_video`` inlines an MP4 in the page; ``show_video`` saves and embeds an
+animation in one call, as chapter 014's seed does.
 """
 import base64
 import os
@@ -14,8 +18,8 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
-from simkit import _validate
-from simkit.filesystem import BlitAnimation, save_animation, save_figure
+from simkit import checks
+from .filesystem import BlitAnimation, media_rule, save_animation, save_figure
 
 from ._public import public
 from .style import DENSITY, DPI
@@ -90,12 +94,16 @@ class Chapter:
     it) and returns the image for the page; ``ch.video(fig, anim, "oscillators", fps=20,
     alt=...)`` does the same for an MP4 and returns the embedded video. Both close the
     figure, so a notebook shows each figure once. Files are written by
-    ``simkit.filesystem.save_figure`` / ``save_animation`` (atomic, byte-reproducible) at
+    ``course.filesystem.save_figure`` / ``save_animation`` (atomic, byte-reproducible) at
     ``DENSITY`` device pixels per CSS pixel and shown at ``DPI`` CSS pixels per inch.
 
     The page gives the figure its number, caption and alt text from the cell's metadata
     (``mystnb.figure.caption``, ``mystnb.figure.name``, ``mystnb.image.alt``); a video's
     alt text is the ``alt`` argument. See the README, "Adding a chapter".
+
+    A published file that already shows what the new rendering shows keeps its bytes (the media
+    rule, ``course.filesystem.media_rule``): re-running a chapter on another machine changes
+    ``media/`` only where a reader could see it.
 
     Parameters
     ----------
@@ -173,9 +181,10 @@ class Chapter:
             raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
         result, published = self.paths(name, ".png")
         try:
-            path = save_figure(fig, result, copy_to=published, dpi=DENSITY * fig.dpi)
+            path = save_figure(fig, result, dpi=DENSITY * fig.dpi)
         finally:
             plt.close(fig)
+        media_rule.publish(path, published)
         with open(path, "rb") as fh:
             data = fh.read()
         width = int.from_bytes(data[16:20], "big")        # PNG IHDR: width, then height
@@ -192,7 +201,7 @@ class Chapter:
         fig : matplotlib.figure.Figure
             Figure of the animation (create it at ``DENSITY * DPI``, as the ``animate_*``
             helpers do).
-        anim : simkit.filesystem.BlitAnimation
+        anim : course.filesystem.BlitAnimation
         name : str
             Media name: ``results/<chapter>/<name>.mp4`` and ``media/<prefix>_<name>.mp4``.
         fps : float
@@ -214,11 +223,44 @@ class Chapter:
         result, published = self.paths(name, ".mp4")
         try:
             check_frames_inside(anim, name)
-            path = save_animation(anim, result, fps, copy_to=published)
+            path = save_animation(anim, result, fps)
         finally:
             plt.close(fig)
+        media_rule.publish(path, published)
         width = round(fig.get_size_inches()[0] * DPI)
         return embed_video(path, alt=alt, width=width)
+
+
+def show_video(fig, anim, path, fps=20, copy_to=None):
+    r"""Save an animation as MP4, close its figure and return the embedded video: :math:`n` frames last :math:`n / \mathrm{fps}` s.
+
+    Chapter 014's seed calls it (``utils.show_video(fig, anim, "media/14_springs_only.mp4", fps=20)``);
+    a chapter publishes with ``Chapter.video``, which also names, checks and publishes the file.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Figure of the animation; closed afterwards (also on failure), so the notebook does not
+        show it again as a still image.
+    anim : matplotlib.animation.Animation
+    path : str or os.PathLike
+        Target ``.mp4`` (relative paths from the working directory); missing folders are created.
+    fps : float, default 20
+    copy_to : str or os.PathLike, optional
+        Second target receiving an identical copy.
+
+    Returns
+    -------
+    html : IPython.display.HTML
+        See ``embed_video``.
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
+    try:
+        written = save_animation(anim, path, fps, copy_to=copy_to)
+    finally:
+        plt.close(fig)
+    return embed_video(written)
 
 
 def _data_points(artist):
@@ -244,7 +286,7 @@ def check_frames_inside(anim, name="anim"):
 
     Parameters
     ----------
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     name : str, default "anim"
         Name used in the error message.
     """
@@ -302,7 +344,7 @@ def embed_video(path, alt=None, width=None):
     if alt is not None and not isinstance(alt, str):
         raise TypeError(f"alt: expected a str, got {type(alt).__name__}")
     if width is not None:
-        width = _validate.integer(width, "width", low=1)
+        width = checks.integer(width, "width", low=1)
     from html import escape
 
     from IPython.display import HTML

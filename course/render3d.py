@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simkit import _validate
+from simkit import checks
 
 from . import _raster
 from ._inputs import _indices, _points, _scene_limits, _states
@@ -72,7 +72,7 @@ LIGHTING = Lighting()
 def _colors(color, f, name):
     """(f, 3) RGB per face from one matplotlib colour or an (f, 3) array of RGB values in [0, 1]."""
     if isinstance(color, np.ndarray) and color.ndim == 2:
-        rgb = _validate.finite_array(color, name)
+        rgb = checks.finite_array(color, name)
         if rgb.shape != (f, 3) or rgb.min() < 0.0 or rgb.max() > 1.0:
             raise ValueError(f"{name}: expected a colour or an ({f}, 3) array of RGB values in [0, 1] "
                              f"(one per face), got shape {rgb.shape}")
@@ -123,17 +123,17 @@ class Surface:
 
     def __init__(self, X, F, front=CLOTH_FRONT, back=CLOTH_BACK, smooth=False, edge_width=0.0, pins=None,
                  pin_size=5.0, fit=True):
-        X = _validate.real_array(X, "X")
+        X = checks.real_array(X, "X")
         self.states = _states(X, "X", dim=3) if X.ndim == 3 else _points(X, "X", dim=3)[None]
         n = self.states.shape[1]
         self.F = _triangles(F, n)
         f = self.F.shape[0]
         self.front, self.back = _colors(front, f, "front"), _colors(back, f, "back")
-        self.smooth = _validate.boolean(smooth, "smooth")
+        self.smooth = checks.boolean(smooth, "smooth")
         self.edge_width = _non_negative(edge_width, "edge_width")
         self.pins = _indices(pins if pins is not None else [], n, "pins")
-        self.pin_size = _validate.positive_scalar(pin_size, "pin_size")
-        self.fit = _validate.boolean(fit, "fit")
+        self.pin_size = checks.positive_scalar(pin_size, "pin_size")
+        self.fit = checks.boolean(fit, "fit")
         self.closed = _closed_outwards(self.states[0], self.F)
 
     @property
@@ -170,7 +170,7 @@ def _closed_outwards(X, F):
 
 
 def _non_negative(value, name):
-    value = _validate.real_scalar(value, name)
+    value = checks.real_scalar(value, name)
     if value < 0:
         raise ValueError(f"{name}: expected a value >= 0, got {value:g}")
     return value
@@ -273,13 +273,13 @@ def render_scene(scene, size, view=None, lims=None, frame=0, dpi=DENSITY * DPI, 
         Row 0 at the top; alpha is the fraction of each pixel's samples covered by a surface.
     """
     compiled = _Compiled(_scene(scene))
-    width, height = (_validate.integer(v, "size", low=1) for v in _pair(size, "size"))
-    frame = _validate.integer(frame, "frame", low=0)
+    width, height = (checks.integer(v, "size", low=1) for v in _pair(size, "size"))
+    frame = checks.integer(frame, "frame", low=0)
     if frame >= compiled.n_frames:
         raise ValueError(f"frame: expected a frame in [0, {compiled.n_frames}), got {frame}")
     lims = _scene_limits(lims) or scene_limits(scene, view)
     return _render(compiled, frame, (width, height), view_basis(view), lims,
-                   _validate.positive_scalar(dpi, "dpi") / 72.0, _validate.integer(supersample, "supersample", low=1),
+                   checks.positive_scalar(dpi, "dpi") / 72.0, checks.integer(supersample, "supersample", low=1),
                    _lighting(lighting))
 
 
@@ -294,7 +294,7 @@ def _lighting(lighting):
         return LIGHTING
     if not isinstance(lighting, Lighting):
         raise TypeError(f"lighting: expected a Lighting, got {type(lighting).__name__}")
-    direction = _validate.finite_array(lighting.direction, "lighting.direction")
+    direction = checks.finite_array(lighting.direction, "lighting.direction")
     if direction.shape != (3,) or not np.any(direction):
         raise ValueError(f"lighting.direction: expected a non-zero (3,) vector, got {lighting.direction!r}")
     return lighting

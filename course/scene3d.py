@@ -10,8 +10,8 @@ given one. Axes and time labels are ordinary matplotlib text above the picture.
 import numpy as np
 from matplotlib.artist import Artist
 
-from simkit import _validate
-from simkit.filesystem import BlitAnimation
+from simkit import checks
+from .filesystem import BlitAnimation
 
 from ._inputs import _scene_limits, _series
 from ._public import public
@@ -45,7 +45,7 @@ class SceneArtist(Artist):
         super().__init__()
         self._compiled = _Compiled(_scene(scene))
         self._basis = view_basis(view)
-        self._supersample = _validate.integer(supersample, "supersample", low=1)
+        self._supersample = checks.integer(supersample, "supersample", low=1)
         self._lighting = _lighting(lighting)
         self._picture = (None, None)
         self.set_frame(frame)
@@ -63,7 +63,7 @@ class SceneArtist(Artist):
         frame : int
             ``0 <= frame < n_frames``.
         """
-        frame = _validate.integer(frame, "frame", low=0)
+        frame = checks.integer(frame, "frame", low=0)
         if frame >= self.n_frames:
             raise ValueError(f"frame: expected a frame in [0, {self.n_frames}), got {frame}")
         self._frame = frame
@@ -161,7 +161,7 @@ def plot_scenes_3d(scenes, titles=None, view=None, lims=None, figsize=None, supt
     """
     panels = _panels(scenes)
     titles = _titles(titles, len(panels))
-    ncols = len(panels) if ncols is None else min(_validate.integer(ncols, "ncols", low=1), len(panels))
+    ncols = len(panels) if ncols is None else min(checks.integer(ncols, "ncols", low=1), len(panels))
     nrows = -(-len(panels) // ncols)
     view = _view(view)
     lims = _scene_limits(lims) or scene_limits(panels, view)
@@ -217,11 +217,11 @@ def animate_scene_3d(scenes, t, series=None, titles=None, view=None, lims=None, 
     -------
     fig : matplotlib.figure.Figure
         At ``DENSITY * DPI`` dots per inch.
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     panels = _panels(scenes)
     titles = _titles(titles, len(panels))
-    t = _validate.finite_array(t, "t").reshape(-1)
+    t = checks.finite_array(t, "t").reshape(-1)
     T = t.shape[0]
     if T == 0:
         raise ValueError("t: expected at least one frame time, got none")
@@ -233,7 +233,7 @@ def animate_scene_3d(scenes, t, series=None, titles=None, view=None, lims=None, 
         series = _series(series, T, "series", "frames")
         if colors is not None and not isinstance(colors, dict):
             raise TypeError(f"colors: expected a dict {{series name: colour}}, got {type(colors).__name__}")
-    fps = _validate.positive_scalar(fps, "fps")
+    fps = checks.positive_scalar(fps, "fps")
     view = _view(view)
     lims = _scene_limits(lims) or scene_limits(panels, view)
     ncols = len(panels) + (series is not None)

@@ -15,7 +15,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.colors import Normalize, to_rgba
 
 from simkit import checks
-from simkit.filesystem import BlitAnimation
+from .filesystem import BlitAnimation
 
 from ._public import public
 from .plots2d import setup_axes
@@ -185,7 +185,7 @@ def animate_triangles_2d(panels, t, lims=None, figsize=None, suptitle=None, time
     -------
     fig : matplotlib.figure.Figure
         At ``DENSITY * DPI`` dots per inch.
-    anim : simkit.filesystem.BlitAnimation
+    anim : course.filesystem.BlitAnimation
     """
     data = _panels(panels)
     n_frames = data[0]["P"].shape[0]

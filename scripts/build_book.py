@@ -1,8 +1,8 @@
 """Execute the course chapters and build the site: ``python scripts/build_book.py [--force] [--no-site]``.
 
 This file is the command line and the orchestration; the jobs live in ``scripts/bookbuild/``:
-executing and publishing a chapter (``chapters``), the media rule (``media_rule``) and the
-site (``site``).
+executing and publishing a chapter (``chapters``) and the site (``site``); the media rule is
+``course.filesystem.media_rule``, which the chapters' publisher applies as well.
 
 - Every notebook in ``_toc.yml`` whose execution record no longer holds is executed; up to
   one chapter per core runs at once, each in its own kernel, longest (by its last run) first.
@@ -37,8 +37,7 @@ from bookbuild.chapters import Chapter, check_media_claims, toc_notebooks  # noq
 from bookbuild.site import build_site  # noqa: E402
 from bookbuild.tree import KERNEL_DIR, STAGING, BuildError, Tree  # noqa: E402
 from jupyter_cache import get_cache  # noqa: E402
-from simkit.filesystem._atomic import process_alive  # noqa: E402
-from simkit.filesystem._encoder import find_encoder  # noqa: E402
+from course.filesystem import find_encoder, process_alive  # noqa: E402
 
 KERNEL_OWNER = re.compile(re.escape(KERNEL_DIR) + r"(?P<pid>[0-9]+)-[0-9a-z_]+")
 

@@ -9,7 +9,7 @@ Newton step and explicit step perturbed at 1e-12 relative, other OpenBLAS kernel
 BLAS thread, numpy without its AVX2 dispatch. Visible-change variants: a 1 % change of a
 chapter parameter. For each file it prints the worst frame's fraction of pixels without a
 look-alike (``media_rule.differing_fraction``) for a few shifts and levels. The numbers behind
-``bookbuild/media_rule.py``'s constants are in ``benchmarks/README.md``, "Media identity".
+``course/filesystem/media_rule.py``'s constants are in ``benchmarks/README.md``, "Media identity".
 """
 import argparse
 import asyncio
@@ -24,9 +24,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
-from bookbuild import media_rule  # noqa: E402
+from course.filesystem import media_rule  # noqa: E402
 from bookbuild.chapters import execute  # noqa: E402
-from simkit.filesystem._encoder import find_encoder  # noqa: E402
+from course.filesystem import find_encoder  # noqa: E402
 
 SETTINGS = [(0, 32), (1, 32), (1, 64)]      # (shift, level) of `media_rule.differing_fraction`
 PERTURB = '''import sys as _sys

@@ -29,6 +29,7 @@ from .grid_box import grid_box
 from .grid_rectangle import grid_rectangle
 from .grid_sheet import grid_sheet
 from .hinge_quads import hinge_quads
+from .intersections_2d import count_intersections_2d, intersections_2d
 from .massmatrix import massmatrix
 from .psd_project import psd_project
 from .volume import volume
@@ -42,5 +43,5 @@ __all__ = [
     "dihedral_angles_3d", "dihedral_angles_3d_gradient_element", "dihedral_angles_3d_hessian_element",
     "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian", "edge_lengths", "edges",
     "gradient_cfd", "hessian_cfd", "gravity_force", "grid_box", "grid_rectangle", "grid_sheet", "hinge_quads",
-    "massmatrix", "psd_project", "volume", "ympr_to_lame",
+    "intersections_2d", "count_intersections_2d", "massmatrix", "psd_project", "volume", "ympr_to_lame",
 ]

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sps
 
 from ._cache import ArrayKeyedCache
-from .checks import (element_param, element_values, finite, finite_array, index_array, index_vector,  # noqa: F401
+from .checks import (boolean, element_param, element_values, finite, finite_array, index_array, index_vector,  # noqa: F401
                      integer, positions, positive_scalar, real_array, real_scalar)
 
 
@@ -82,13 +82,6 @@ _H_MAX = math.sqrt(np.finfo(float).max) * (1.0 - 1e-15)
 def iteration_count(k, name):
     """An integer >= 1."""
     return integer(k, name, low=1)
-
-
-def boolean(flag, name):
-    """A bool (numpy bools too); TypeError for anything else, e.g. a positional 3 taken as a flag."""
-    if not isinstance(flag, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected True or False, got {type(flag).__name__} {flag!r}")
-    return bool(flag)
 
 
 def choice(value, name, options):

@@ -287,3 +287,20 @@ def integer(k, name, low=None):
     if low is not None and k < low:
         raise ValueError(f"{name}: expected an integer >= {low}, got {k}")
     return int(k)
+
+
+def boolean(flag, name):
+    """A bool (numpy bools too); TypeError for anything else, e.g. a positional 3 taken as a flag.
+
+    Parameters
+    ----------
+    flag : bool
+    name : str
+
+    Returns
+    -------
+    flag : bool
+    """
+    if not isinstance(flag, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected True or False, got {type(flag).__name__} {flag!r}")
+    return bool(flag)

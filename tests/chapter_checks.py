@@ -5,6 +5,8 @@ A chapter's test reads the notebook the build executed (``_build/exec/<chapter>.
 session fixture ``chapter_run``) through these helpers and asserts its own numbers. `chapter` is the
 notebook's name (``"016_elasticity"``); its media prefix is its number (``"016"``).
 """
+import contextlib
+import io
 import json
 import re
 import subprocess
@@ -95,3 +97,23 @@ def assert_committed_notebook_clean(chapter):
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
             assert cell["outputs"] == [] and cell["execution_count"] is None
+
+
+def run_cells(chapter, cell_ids, monkeypatch, tmp_path):
+    """Execute some code cells of the committed chapter in this process and return what they printed.
+
+    For the tests that show a printed check failing under a realistic bug: patch the library with
+    `monkeypatch` first, then run the cells that compute and print the check (``%`` lines are
+    skipped). The cells run in ``book/`` like the notebook, with results and media staged in
+    `tmp_path` (``SIMKIT_RESULTS_DIR``, ``SIMKIT_MEDIA_DIR``), so nothing tracked is written."""
+    nb = nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4)
+    cells = {cell.get("id"): cell for cell in nb.cells if cell.cell_type == "code"}
+    monkeypatch.setenv("SIMKIT_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("SIMKIT_MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.chdir(ROOT / "book")
+    namespace, out = {"display": lambda *args, **kwargs: None}, io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for cell_id in cell_ids:
+            source = "\n".join(line for line in cells[cell_id].source.splitlines() if not line.startswith("%"))
+            exec(compile(source, f"{chapter}:{cell_id}", "exec"), namespace)
+    return out.getvalue()

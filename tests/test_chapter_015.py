@@ -4,6 +4,7 @@ Every number the chapter checks is checked again here by a small function (``che
 raises AssertionError when the number is wrong, against a value this file computes itself from
 simkit or in closed form; each ``check_*`` is also fed a broken value to show it can fail.
 """
+import json
 import re
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 
 import chapter_checks as checks
 import simkit
+from conftest import ROOT
 from reference_models import cantilever_014
 
 CHAPTER = "015_cloth"
@@ -366,6 +368,40 @@ def test_stiffer_cloth_sags_less(printed):
     assert len(D) >= 3 and D.max() / D.min() >= 1e3 - 1e-9      # three decades
     order = np.argsort(D)
     assert sag[order[-1]] < 0.6 * sag[order[0]]
+
+
+def takeaways(chapter=CHAPTER):
+    nb = json.loads((ROOT / "book" / f"{chapter}.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    return text[text.index("## Takeaways"):text.index("## Exercises")]
+
+
+def check_takeaway_sag(takeaway, printed):
+    """The takeaway's sag of the stiffest sheet is the printed one, to the centimetre it quotes."""
+    quoted = re.search(r"to about (\d+) cm", takeaway)
+    assert quoted, "the takeaway quotes no sag in cm"
+    rows = re.findall(r"D = +(\S+) N m:  sag = (\S+) m", printed)
+    stiffest = max(rows, key=lambda row: float(row[0]))
+    assert abs(int(quoted.group(1)) - 100 * float(stiffest[1])) <= 1.0
+
+
+def test_takeaway_quotes_the_printed_sag(printed):
+    check_takeaway_sag(takeaways(), printed)
+
+
+def test_takeaway_check_can_fail(printed):
+    with pytest.raises(AssertionError):                          # the claim issue 25 found
+        check_takeaway_sag("to a few tens of centimetres", printed)
+    with pytest.raises(AssertionError):
+        check_takeaway_sag("to about 30 cm", printed)
+
+
+def test_the_drape_uses_the_line_search():
+    """Every Newton solve of the chapter backtracks (tests/test_newton_solver.py shows why the 1e10 pins
+    no longer make it halve on round-off)."""
+    nb = json.loads((ROOT / "book" / f"{CHAPTER}.ipynb").read_text())
+    code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert "newton_solver(" in code and "do_line_search" not in code
 
 
 def test_exercise_answers(printed):

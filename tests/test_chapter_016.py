@@ -3,8 +3,11 @@ import re
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
 
 import chapter_checks as checks
+import simkit
+import simkit.terms
 
 CHAPTER = "016_elasticity"
 FIGURES = ["deformation_gradient", "energy_densities", "patch_test", "locking", "beam_solid", "soft_energy"]
@@ -14,6 +17,8 @@ LOCK_TOL = 0.02             # ny = 16, nu = 0.3: within 2 % of Euler-Bernoulli
 TIP_TOL = 0.02              # the extrapolated solid and beam tips agree within 2 %
 SAG_TOL = 0.05              # the extrapolated 3D sag ratio is within 5 % of 1
 MONOTONE_TOL = 1e-9         # J: round-off allowance of the non-increasing total energy
+PATCH_E, PATCH_NU = 1.0, 0.3    # the patch's material, restated: its closed form is recomputed here
+WRONG_TOL = 1e-3            # a wrong material misses the uniaxial patch by more than this
 
 
 executed, printed = checks.fixtures(CHAPTER)
@@ -47,6 +52,11 @@ def test_only_linear_elasticity_charges_for_rotation_and_only_neo_hookean_refuse
     assert at[0.0][1] == "inf" and at[-0.5][1] == "inf"            # +inf, never NaN
     assert np.isfinite(at[-0.5][0])                                 # linear elasticity lets it invert
     assert float(at[1e-3][1]) > float(at[0.1][1]) > float(at[0.5][1])   # rising towards J = 0
+    pull = dict(re.findall(r"(\S+) (\S+?)(?:,|$)",
+                           re.search(r"at s = -0\.5, dpsi/dF_00 / E:  (.*)", printed).group(1)))
+    assert set(pull) == {"linear-elasticity", "arap", "fcr"}
+    assert all(float(v) < 0 for v in pull.values())                 # the force -dpsi/dF pushes s back up
+    assert float(pull["fcr"]) == pytest.approx(float(pull["linear-elasticity"]), rel=1e-2)   # one curve for s < 1
 
 
 def test_swung_beam_grows_under_linear_elasticity_only(printed):
@@ -60,6 +70,46 @@ def test_patch_test_is_exact_to_round_off(printed):
     errors = dict(re.findall(r"patch test \((\S+)\): max error (\S+)", printed))
     assert set(errors) == {"linear-elasticity", "neo-hookean"}
     assert all(float(e) < PATCH_TOL for e in errors.values()), errors
+
+
+def uniaxial_closed_form(s, mu, lam):
+    """Plane-strain neo-Hookean under uniaxial stress: the lateral stretch t, from P22 = 0."""
+    return brentq(lambda t: mu * (t - 1 / t) + lam * np.log(s * t) / t, 1e-3, 1.0, xtol=1e-15)
+
+
+def check_uniaxial_patch(printed):
+    """The neo-Hookean patch under the closed-form traction lands on F = diag(s, t); another material misses."""
+    rows = {m: (float(s), float(t), float(closed), float(e)) for m, s, t, closed, e in re.findall(
+        r"uniaxial patch test \((\S+), s = (\S+)\): lateral stretch (\S+) \(closed form (\S+)\), max error (\S+),",
+        printed)}
+    assert set(rows) == {"neo-hookean", "stable-neo-hookean"}
+    s, t, closed, error = rows["neo-hookean"]
+    assert closed == pytest.approx(uniaxial_closed_form(s, *simkit.ympr_to_lame(PATCH_E, PATCH_NU)), abs=1e-6)
+    assert t == pytest.approx(closed, abs=2e-6) and error < PATCH_TOL
+    assert rows["stable-neo-hookean"][3] > WRONG_TOL
+
+
+def test_uniaxial_patch_test_loads_the_material(printed):
+    check_uniaxial_patch(printed)
+
+
+@pytest.mark.parametrize("wrong", [{"material": "stable-neo-hookean"}, {"lam": 1.1}],
+                         ids=["another material", "lambda 10% off"])
+def test_only_the_uniaxial_patch_test_sees_a_wrong_material(wrong, monkeypatch, tmp_path):
+    """Section 3 with the neo-Hookean term built wrong: the affine patch test still passes (its forces
+    cancel for any stress), the uniaxial one fails."""
+    class Wrong(simkit.terms.ElasticEnergy):
+        def __init__(self, X, T, mu, lam, material, *args, **kwargs):
+            if material == "neo-hookean":
+                material, lam = wrong.get("material", material), lam * wrong.get("lam", 1.0)
+            super().__init__(X, T, mu, lam, material, *args, **kwargs)
+
+    monkeypatch.setattr(simkit.terms, "ElasticEnergy", Wrong)
+    text = checks.run_cells(CHAPTER, ["86f453f9", "01d35623", "3ea5528d", "016-traction"], monkeypatch, tmp_path)
+    errors = dict(re.findall(r"patch test \((\S+)\): max error (\S+)", text))
+    assert float(errors["neo-hookean"]) < PATCH_TOL                      # blind to the material
+    with pytest.raises(AssertionError, match="comparison failed"):     # a number, not a missing line
+        check_uniaxial_patch(text)
 
 
 def locking_table(printed):
@@ -84,6 +134,36 @@ def test_extrapolated_tips_agree(printed):
     assert len(solids) == len(beams) == 4
     assert np.all(np.diff(solids[:, 1]) < 0) and np.all(np.diff(beams[:, 1]) > 0)   # from opposite sides
     assert beams[-1, 1] < beam[1] < solid[1] + 0.02 and solids[-1, 1] > solid[1]
+
+
+def successive_orders(tips):
+    moves = np.linalg.norm(np.diff(tips, axis=0), axis=1)
+    return np.log2(moves[:-1] / moves[1:])
+
+
+def test_convergence_prints_what_the_tips_show(printed):
+    """The successive orders are the printed tips' (the beam's steady, the solid's not), the solid's
+    estimate moves more with one refinement less than the two estimates differ, and the difference is
+    quoted against the tip's displacement, not its 4 m position."""
+    solids = np.array(re.findall(r"solid ny = +\d+:  tip \[(\S+), (\S+)\]", printed), dtype=float)
+    beams = np.array(re.findall(r"beam  N = +\d+:  tip \[(\S+), (\S+)\]", printed), dtype=float)
+    line = re.search(r"successive orders: solid (\S+), (\S+); beam (\S+), (\S+)$", printed, re.M)
+    assert line
+    solid_orders, beam_orders = np.array(line.groups()[:2], float), np.array(line.groups()[2:], float)
+    np.testing.assert_allclose(solid_orders, successive_orders(solids), atol=0.1)    # tips printed to 1 mm
+    np.testing.assert_allclose(beam_orders, successive_orders(beams), atol=0.15)
+    assert np.ptp(beam_orders) < 0.05 and np.all(np.abs(beam_orders - 1) < 0.05)    # steady, first order
+    assert np.ptp(solid_orders) > 0.3                                               # not steady
+    solid, beam = point(r"tip solid \(extrapolated\)", printed), point(r"tip beam \(extrapolated\)", printed)
+    moved = float(re.search(r"solid extrapolated from ny = 2, 4, 8 instead: \[\S+, \S+\], (\S+) m away",
+                            printed).group(1))
+    gap, of_displacement, of_position = (float(v) for v in re.search(
+        r"extrapolated tips (\S+) m apart: (\S+)% of the tip's displacement \((\S+)% of its position\)",
+        printed).groups())
+    assert gap == pytest.approx(np.linalg.norm(solid - beam), abs=1.5e-3)           # tips printed to 1 mm
+    assert of_displacement / 100 == pytest.approx(gap / np.linalg.norm(beam - [4.0, 0.0]), rel=0.02)
+    assert of_position / 100 == pytest.approx(gap / np.linalg.norm(beam), rel=0.05)
+    assert moved > 3 * gap                                                          # the estimate's uncertainty
 
 
 def test_soft_body_energy_never_increases_and_every_step_converges(printed):

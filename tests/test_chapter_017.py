@@ -8,6 +8,8 @@ import pytest
 from scipy.optimize import brentq
 
 import chapter_checks as checks
+import simkit.terms
+import simkit.terms.contact
 from conftest import ROOT
 
 CHAPTER = "017_contact"
@@ -42,6 +44,11 @@ def test_penalty_springs_tunnel_and_jitter(printed):
     assert sink == pytest.approx(w_over_k, rel=1e-3)
     low, high = line(rf"one solve per step: still jumping between {NUM} and {NUM} mm deep", printed)
     assert high - low > 5 * w_over_k                                    # chatter, far beyond the rest depth
+    k_soft, depth, moving, w_over_k_soft = line(rf"resting, k = (\S+) N/m, one solve per step: {NUM} mm deep after "
+                                                rf"\d+ steps, moving {NUM} mm over the last 10 \(W/k = {NUM} mm\)",
+                                                printed)
+    assert w_over_k_soft == pytest.approx(G / float(k_soft) * 1e3, rel=1e-3)   # the 1 kg particle
+    assert depth == pytest.approx(w_over_k_soft, rel=1e-3) and moving < 1e-6   # a softer spring settles at W/k
 
 
 def test_barrier_is_c2_at_d_hat_and_its_derivatives_match_differences(printed):
@@ -72,15 +79,52 @@ def test_first_contact_step_is_near_the_continuous_time(printed):
     assert int(np.argmax(y < D_HAT)) == int(step)
 
 
-def test_rest_gap_matches_the_barriers_closed_form(printed):
-    d, closed = line(rf"rest gap: {NUM} \(closed form {NUM}\)", printed)
-    assert d == pytest.approx(closed, rel=1e-6)
-    kappa = float(re.search(r"KAPPA = (\S+)", printed_source()).group(1))
-    # weights are masses: W / w = g
-    root = brentq(lambda s: kappa * (2 * (s - D_HAT) * np.log(s / D_HAT) + (s - D_HAT) ** 2 / s) - G,
+def barrier_rest_gap(kappa, load_per_weight):
+    """The root in (0, d_hat) of kappa [2 (d - d_hat) ln(d/d_hat) + (d - d_hat)^2 / d] = W / w."""
+    return brentq(lambda s: kappa * (2 * (s - D_HAT) * np.log(s / D_HAT) + (s - D_HAT) ** 2 / s) - load_per_weight,
                   1e-14, D_HAT, xtol=1e-16, rtol=1e-15)
-    assert closed == pytest.approx(root, rel=1e-8)
-    assert 0 < d < D_HAT
+
+
+def check_rest_gaps(printed, kappa, mass):
+    """Both rest gaps equal their closed forms, computed here: weight w = mass (W / w = g), and w = 1
+    (W / w = mass g). The mass is not 1, so a barrier that ignores w or applies it twice rests elsewhere."""
+    d, closed = line(rf"rest gap: {NUM} \(closed form {NUM}\)", printed)
+    assert closed == pytest.approx(barrier_rest_gap(kappa, G), rel=1e-8)
+    assert d == pytest.approx(closed, rel=1e-6) and 0 < d < D_HAT
+    printed_mass, d1, closed1 = line(rf"rest gap with weight w = 1 \(mass {NUM} kg\): {NUM} \(closed form {NUM}\)",
+                                     printed)
+    assert printed_mass == mass != 1.0
+    assert closed1 == pytest.approx(barrier_rest_gap(kappa, mass * G), rel=1e-8)
+    assert d1 == pytest.approx(closed1, rel=1e-6) and 0 < d1 < d     # a heavier load on the same barrier
+
+
+def test_rest_gap_matches_the_barriers_closed_form(printed):
+    check_rest_gaps(printed, source_constant("KAPPA"), source_constant("DROP_MASS"))
+
+
+@pytest.mark.parametrize("bug", [lambda w: w, lambda w: 1.0, lambda w: w * w, lambda w: 2 * w,
+                                 lambda w: source_constant("DROP_MASS")],
+                         ids=["control: the weight as given", "weight ignored", "weight applied twice",
+                              "weight doubled", "mass for weight"])
+def test_rest_gap_check_fails_for_a_barrier_that_mishandles_the_weight(bug, monkeypatch, tmp_path, request):
+    """Section 3 run with a barrier whose vertex weight is wrong: its printed gaps miss their closed forms
+    (the control, the barrier as it is, passes the same check)."""
+    class Mishandled(simkit.terms.HalfSpaceContact):
+        def __init__(self, *args, weight=1.0, **kwargs):
+            super().__init__(*args, weight=bug(weight), **kwargs)
+
+    monkeypatch.setattr(simkit.terms, "HalfSpaceContact", Mishandled)
+    text = checks.run_cells(CHAPTER, ["c017-01", "c017-05", "c017-05b", "c017-12"], monkeypatch, tmp_path)
+    check = lambda: check_rest_gaps(text, source_constant("KAPPA"), source_constant("DROP_MASS"))  # noqa: E731
+    if "control" in request.node.callspec.id:
+        check()
+    else:
+        with pytest.raises(AssertionError, match="comparison failed"):    # a number, not a missing line
+            check()
+
+
+def source_constant(name):
+    return float(re.search(rf"^{name} = (\S+)", printed_source(), re.M).group(1))
 
 
 def printed_source():
@@ -92,11 +136,24 @@ def printed_source():
 def test_drop_energy_never_increases_and_distances_stay_positive(printed):
     flag, rise = line(rf"total energy non-increasing: (\w+)  \(largest step change {NUM} J\)", printed)
     assert flag == "True" and rise <= MONOTONE_TOL
-    distances = [float(d) for d in re.findall(rf"min distance over the run: {NUM}", printed)]
-    assert len(distances) >= 2                                         # the drop and the stack
-    assert all(d > 0 for d in distances)
+    distance, = line(rf"min distance over the run: {NUM}", printed)   # the drop: a half-space's signed distance
+    assert distance > 0
     counts = [int(c) for c in re.findall(r"unconverged steps: (\d+)", printed)]
     assert counts and all(c == 0 for c in counts)
+
+
+def test_stacked_blocks_never_interpenetrate(printed):
+    count, states = line(r"intersections: (\d+) in (\d+) states", printed)
+    assert int(count) == 0 and int(states) == VIDEOS["stack"] * 2 - 1      # every state of the 120 steps
+
+
+def test_intersection_check_fails_without_the_segment_filter(monkeypatch, tmp_path):
+    """Section 6 run with SegmentContact's CCD filter off: vertices tunnel through the other blocks'
+    boundaries, and the printed count says so (the barrier's smallest distance stays positive)."""
+    monkeypatch.setattr(simkit.terms.contact.SegmentContact, "max_step", lambda self, x, dx: 1.0)
+    text = checks.run_cells(CHAPTER, ["c017-01", "c017-21", "c017-26"], monkeypatch, tmp_path)
+    count, states = line(r"intersections: (\d+) in (\d+) states", text)
+    assert int(states) == 121 and int(count) > 100
 
 
 def test_filtered_line_search_stops_what_plain_newton_tunnels(printed):
@@ -132,6 +189,15 @@ def test_resting_stack_contact_forces_carry_the_weight(printed):
     for _, f, w in between:
         assert float(f) == pytest.approx(float(w), rel=1e-6)
         assert 0 < float(w) < weight
+
+
+def test_meshed_bodies_rest_closer_than_a_lone_particle(printed):
+    """A ground node carries its neighbours' weight too: the stack's rest gaps are below the lone particle's."""
+    nodes, low, high, lone = line(rf"ground nodes at rest: (\d+), {NUM} to {NUM} mm above the ground "
+                                  rf"\(a lone particle: {NUM} mm\)", printed)
+    d, _ = line(rf"rest gap: {NUM} \(closed form {NUM}\)", printed)
+    assert lone == pytest.approx(1e3 * d, abs=0.01)
+    assert int(nodes) >= 2 and 0 < low <= high < lone
 
 
 def test_exercise_answers(printed):

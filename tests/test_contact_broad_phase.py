@@ -29,10 +29,12 @@ def random_boxes(rng, k, dim, flat_axis=None):
 
 @pytest.mark.parametrize("dim", [2, 3])
 @pytest.mark.parametrize("seed", range(4))
-def test_box_pairs_are_every_overlapping_pair_once(dim, seed):
+@pytest.mark.parametrize("count", [40, 250])           # every pair at once, and the kd-tree
+def test_box_pairs_are_every_overlapping_pair_once(dim, seed, count):
+    assert (count * count <= broad_phase.ALL_PAIRS) == (count == 40)
     rng = np.random.default_rng(seed)
-    lo, hi = random_boxes(rng, 250, dim, flat_axis=1 if seed % 2 else None)
-    lo_b, hi_b = random_boxes(rng, 180, dim)
+    lo, hi = random_boxes(rng, count, dim, flat_axis=1 if seed % 2 else None)
+    lo_b, hi_b = random_boxes(rng, count * 3 // 4, dim)
     pairs = box_pairs(lo, hi)
     assert len(pairs) == len(brute_pairs(lo, hi)) > 0
     assert set(map(tuple, pairs.tolist())) == brute_pairs(lo, hi)

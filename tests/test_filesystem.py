@@ -1,4 +1,5 @@
-"""simkit.filesystem: deterministic, atomic PNG and MP4 writers and the blitting protocol."""
+"""course.filesystem: deterministic, atomic PNG and MP4 writers and the blitting protocol (and upstream's two
+names, simkit.filesystem.save_figure and save_animation, which call them)."""
 import importlib
 import io
 import os
@@ -18,8 +19,8 @@ import pytest
 from matplotlib.animation import FuncAnimation
 
 from conftest import descendants, running
-from simkit.filesystem import BlitAnimation, _atomic, _encoder, save_animation, save_figure
-from simkit.filesystem._probe import mp4_boxes, probe_video
+from course.filesystem import BlitAnimation, _atomic, _encoder, save_animation, save_figure
+from course.filesystem._probe import mp4_boxes, probe_video
 
 # Animations built only to be rejected by validation are never rendered; matplotlib warns when they are collected.
 pytestmark = pytest.mark.filterwarnings("ignore:Animation was deleted without rendering")
@@ -353,7 +354,7 @@ OUTPUT_ARG = 'for a; do case "$a" in *.part) out="$a";; esac; done\n'
 
 def _use_encoder(monkeypatch, exe):
     """Make save_animation encode with `exe` (its output is still decoded by the pinned ffmpeg)."""
-    monkeypatch.setattr(importlib.import_module("simkit.filesystem.save_animation"), "find_ffmpeg", lambda: exe)
+    monkeypatch.setattr(importlib.import_module("course.filesystem.save_animation"), "find_ffmpeg", lambda: exe)
 
 
 def test_pinned_encoder_is_used_even_with_a_system_ffmpeg(tmp_path, monkeypatch):
@@ -496,7 +497,7 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from simkit.filesystem import BlitAnimation, save_animation
+from course.filesystem import BlitAnimation, save_animation
 
 fig, ax = plt.subplots(figsize=(1.6, 1.2), dpi=100)
 ax.set_xlim(0, 1)
@@ -602,3 +603,25 @@ def test_sigterm_with_a_python_handler_unwinds_then_calls_it(tmp_path):
         assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+# ---------------------------------------------------------------------------------------
+# simkit.filesystem: upstream's two names, calling the course's writers
+# ---------------------------------------------------------------------------------------
+
+def test_import_simkit_needs_neither_the_course_nor_matplotlib():
+    code = "import sys, simkit, simkit.filesystem; print(sorted(m for m in ('course', 'matplotlib') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_simkit_filesystem_writes_what_the_course_writers_write(tmp_path):
+    import simkit.filesystem as upstream_names
+
+    fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)
+    ax.plot([0, 1], [0, 1])
+    a = upstream_names.save_figure(fig, tmp_path / "a.png", copy_to=tmp_path / "copy" / "a.png", dpi=60)
+    b = save_figure(fig, tmp_path / "b.png", dpi=60)
+    plt.close(fig)
+    assert open(a, "rb").read() == open(b, "rb").read() == (tmp_path / "copy" / "a.png").read_bytes()
+    assert upstream_names.BlitAnimation is BlitAnimation

@@ -9,11 +9,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from bookbuild import chapters, media_rule  # noqa: E402
+from bookbuild import chapters  # noqa: E402
 from bookbuild.tree import Tree  # noqa: E402
 
-from simkit.filesystem import save_animation, save_figure  # noqa: E402
-from simkit.filesystem.blit_animation import BlitAnimation  # noqa: E402
+from course.filesystem import media_rule  # noqa: E402
+from course.filesystem import BlitAnimation, save_animation, save_figure  # noqa: E402
 
 ROUND_OFF = 1e-12         # relative perturbation of a trajectory, as another CPU or BLAS kernel gives
 COLOUR = "#1f77b4"
@@ -104,6 +104,17 @@ def test_publishing_keeps_the_tracked_bytes_unless_a_reader_sees_a_change(render
     digests, kept = chapters.publish_media(tree, "090_", staging, owned={published.name: before})
     assert published.read_bytes() == renders["parameter"].read_bytes() and not kept
     assert digests[published.name] == digest(published)
+
+
+def test_the_chapters_publisher_applies_the_rule_where_it_copies(renders, tmp_path):
+    published = tmp_path / "media" / renders["published"].name
+    assert media_rule.publish(str(renders["published"]), str(published))         # nothing there yet: copied
+    before = digest(published)
+    for case in ("round_off", "invisible"):
+        assert not media_rule.publish(str(renders[case]), str(published)), case
+        assert digest(published) == before, case
+    assert media_rule.publish(str(renders["parameter"]), str(published))
+    assert published.read_bytes() == renders["parameter"].read_bytes()
 
 
 def test_videos_of_other_length_size_or_rate_differ(tmp_path):

@@ -1,11 +1,13 @@
 """MeshContact against the IPC Toolkit (ipctk 1.6.1): the collision set, and the potential through ipctk's distances.
 
-ipctk's ``BarrierPotential`` applies the barrier to squared distances, ``b(d^2, d_hat^2) = 2 (d +
+ipctk's ``BarrierPotential`` applies its barrier to squared distances, ``b(d^2, d_hat^2) = 2 (d +
 d_hat)^2 b(d)``, which is not our energy. So the comparison is per collision: ipctk's collision
 set (types, vertices, weights, mollifiers) must be ours, and our energy, gradient and Hessians
 must be what our formula gives from ipctk's own per-collision distances and their derivatives
 (unsquared by the chain rule: d = sqrt(D), grad d = grad D / 2d,
-hess d = hess D / 2d - grad D grad D^T / 4d^3), summed by a plain loop.
+hess d = hess D / 2d - grad D grad D^T / 4d^3), summed by a plain loop. And ipctk's
+``BarrierPotential`` itself, given our barrier as a function of the squared distance, must
+assemble exactly our energy, gradient and exact Hessian.
 """
 import ipctk
 import numpy as np
@@ -113,3 +115,57 @@ def test_energy_gradient_and_hessians_are_our_formula_on_ipctks_distances(scene)
     np.testing.assert_allclose(term.hessian(x).toarray(), gauss_newton, rtol=0, atol=1e-9 * np.abs(gauss_newton).max())
     H = MeshContact(X, D_HAT, KAPPA, edges=E, faces=F, psd=False).hessian(x).toarray()
     np.testing.assert_allclose(H, exact, rtol=0, atol=1e-9 * np.abs(exact).max())
+
+
+class SquaredDistanceBarrier(ipctk.Barrier):
+    """Our b(d) as ipctk sees a barrier: a function of x = d^2 and x_hat = d_hat^2 (its potential passes those).
+
+    b(sqrt(x)), with d/dx = b'(d) / 2d and d2/dx2 = b''(d) / 4d^2 - b'(d) / 4d^3.
+    """
+
+    def __init__(self):
+        ipctk.Barrier.__init__(self)
+
+    @staticmethod
+    def _values(x, x_hat):
+        d, d_hat = np.array([np.sqrt(x)]), np.sqrt(x_hat)
+        return (d.item(), en.ipc_barrier_energy(d, d_hat).item(), en.ipc_barrier_gradient(d, d_hat).item(),
+                en.ipc_barrier_hessian(d, d_hat).item())
+
+    def __call__(self, x, x_hat):
+        return self._values(x, x_hat)[1]
+
+    def first_derivative(self, x, x_hat):
+        d, _, db, _ = self._values(x, x_hat)
+        return db / (2 * d)
+
+    def second_derivative(self, x, x_hat):
+        d, _, db, d2b = self._values(x, x_hat)
+        return d2b / (4 * d * d) - db / (4 * d ** 3)
+
+    def units(self, x_hat):
+        return 1.0
+
+
+@pytest.mark.parametrize("scene", SCENES)
+def test_ipctks_barrier_potential_with_our_barrier_is_our_term(scene):
+    """ipctk's BarrierPotential, assembling our barrier over its own collision set, gives our energy and derivatives."""
+    X, F, E = SCENES[scene]()
+    barrier = SquaredDistanceBarrier()               # kept referenced while ipctk calls it (FIELD-NOTES)
+    threads = ipctk.get_num_threads()
+    ipctk.set_num_threads(1)                          # a Python barrier needs one thread (FIELD-NOTES)
+    try:
+        mesh = ipctk.CollisionMesh(X, E, F)
+        collisions = ipctk.NormalCollisions()
+        collisions.build(mesh, X, D_HAT)
+        potential = ipctk.BarrierPotential(barrier, D_HAT, KAPPA)
+        energy = potential(collisions, mesh, X)
+        grad = potential.gradient(collisions, mesh, X)
+        hess = potential.hessian(collisions, mesh, X, ipctk.PSDProjectionMethod.NONE).toarray()
+    finally:
+        ipctk.set_num_threads(threads)
+    x = X.reshape(-1, 1)
+    term = MeshContact(X, D_HAT, KAPPA, edges=E, faces=F, psd=False)
+    np.testing.assert_allclose(term.energy(x), energy, rtol=1e-13)
+    np.testing.assert_allclose(term.gradient(x)[:, 0], grad, rtol=0, atol=1e-13 * np.abs(grad).max())
+    np.testing.assert_allclose(term.hessian(x).toarray(), hess, rtol=0, atol=1e-13 * np.abs(hess).max())

@@ -206,3 +206,73 @@ def test_round_off_allowance_cannot_be_spent_again_on_every_iteration():
     rises = np.diff([f(v) for v in iterates])
     assert rises[rises > 0].sum() <= 1e-6 * offset
     assert abs(x[0, 0] - 0.1) < 1e-4
+
+
+def test_an_uphill_step_is_never_reported_as_converged():
+    """A gradient of the wrong sign (issue 25): Newton's direction heads uphill, the Armijo test fails
+    at every alpha, and the approximate test lets a rise within the round-off allowance through at
+    alpha ~ 5e-7, a step far below the tolerance. The energy rose and the gradient is 1.41: the solve
+    stops, and must say that it did not converge."""
+    energy = lambda y: 2.0 + 0.5 * (y.T @ y).item()
+    x0 = np.ones((2, 1))
+    x, info = newton_solver(x0, energy, lambda y: -y, lambda y: np.eye(2), max_iter=50, return_info=True)
+    assert energy(x) > energy(x0)                                 # the scenario: it did step uphill
+    assert info["alphas"][-1] < 1e-6 and info["step_norms"][-1] < 1e-6
+    assert not info["converged"]
+
+
+def test_a_short_newton_step_still_converges_after_backtracking_earlier():
+    """The first step of the sagging cable backtracks; the last ones are full steps below the tolerance."""
+    x0, energy, gradient, hessian = sagging_cable()
+    _, info = newton_solver(x0, energy, gradient, hessian, tolerance=1e-8, max_iter=100, return_info=True)
+    assert info["alphas"][0] < 1 and info["alphas"][-1] == 1.0
+    assert info["converged"]
+
+
+def held_sheet_steps(pin_energy=None, steps=30, n=12, h=1 / 30):
+    """Chapter 015's drape in small: a 12 x 12 sheet (springs, hinges, gravity) held at two corners by
+    1e10 pins, released from flat; backward-Euler steps by Newton with the line search. Returns the
+    step fractions the line search took and the number of unconverged steps."""
+    from simkit import terms
+    V, F = simkit.grid_sheet(n, n, 1.0, 1.0)
+    E, C = simkit.edges(F), simkit.hinge_quads(F)
+    eye = sps.eye(3)
+    J = sps.kron(simkit.edge_displacement_jacobian(V, E), eye).tocsc()
+    l0 = simkit.edge_lengths(V, E).reshape(-1, 1)
+    pins = np.array([0, 1, n, n - 1, n - 2, 2 * n - 1])
+    pin = terms.PenaltySpring(len(V), 3, 1e10).set(pins, V[pins])
+    if pin_energy is not None:
+        pin.energy = pin_energy(pins, V)
+    inertia = terms.Inertia(sps.kron(simkit.massmatrix(V, F, rho=0.2), eye).tocsc(), h)
+    step = terms.Sum(inertia, terms.SpringEnergy(J, 1000.0 / (n - 1), l0.copy(), l0),
+                     terms.Bending(C, simkit.dihedral_angles(V, C), simkit.discrete_shells_stiffness(V, C, 1e-3)),
+                     terms.Gravity(simkit.gravity_force(V, F, a=-9.8, rho=0.2)), pin)
+    x, v, alphas, unconverged = V.reshape(-1, 1).copy(), np.zeros((3 * len(V), 1)), [], 0
+    for _ in range(steps):
+        inertia.update(x, v)
+        x_next, info = newton_solver(x + h * v, step.energy, step.gradient, step.hessian, tolerance=1e-3,
+                                     max_iter=20, return_info=True)
+        unconverged += not info["converged"]
+        alphas += info["alphas"]
+        v, x = (x_next - x) / h, x_next
+    return np.array(alphas), unconverged
+
+
+def expanded_pin_energy(pins, V):
+    """The pins' energy as 1/2 x^T Q x + b^T x + c: terms of 1e10 J cancel to the ~1e-10 J it is."""
+    Q, b = simkit.dirichlet_penalty(pins, V[pins], len(V), 1e10)
+    return lambda x: simkit.energies.quadratic_energy(x, Q, b) + 0.5e10 * np.sum(V[pins] ** 2)
+
+
+def test_line_search_takes_full_steps_on_a_cloth_held_by_stiff_pins():
+    """What lets chapter 015 drape with the line search: every Newton step of the held sheet gains
+    far more than the round-off of an energy whose pins are measured on the held coordinates, so
+    the energy test never halves a step (and the trajectory is the full-step one)."""
+    alphas, unconverged = held_sheet_steps()
+    assert alphas.size > 30 and np.all(alphas == 1.0) and unconverged == 0
+
+
+def test_full_step_check_fails_when_the_pins_energy_cancels():
+    alphas, unconverged = held_sheet_steps(pin_energy=expanded_pin_energy)
+    assert np.any(alphas < 1.0) and unconverged > 0          # halved on noise, and then stopped short
+

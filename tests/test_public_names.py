@@ -9,10 +9,7 @@ import simkit
 from simkit import _validate, checks
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = [simkit, simkit.energies, simkit.integrators, simkit.solvers, simkit.terms, simkit.checks]
-# course/publish.py belongs to the branch that moves simkit.filesystem (issue 26, helper H2): it still
-# imports simkit._validate; remove it from this set when that branch lands
-PENDING = {"course/publish.py"}
+MODULES = [simkit, simkit.energies, simkit.integrators, simkit.solvers, simkit.terms, simkit.checks, simkit.contact]
 
 
 def _public_functions():
@@ -55,8 +52,6 @@ def _simkit_imports(path):
 
 @pytest.mark.parametrize("path", sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "course").glob("*.py")))
 def test_the_course_imports_only_public_simkit_names(path):
-    if path in PENDING:
-        pytest.skip("owned by another branch, see PENDING")
     private = [f"{module}.{name}".rstrip(".") for module, name in _simkit_imports(ROOT / path)
                if any(part.startswith("_") for part in module.split(".") + [name] if part)]
     assert private == [], f"{path} imports private simkit names"

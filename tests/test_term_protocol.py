@@ -103,6 +103,17 @@ def _friction(dim):
     return friction, x_n + slide.reshape(-1, 1), 1e-8
 
 
+def _mesh_contact(dim):
+    if dim == 3:                                   # two noisy sheets 2 mm apart: every collision group
+        from mesh_contact_scenes import D_HAT, two_sheets
+        X, F, E = two_sheets(m=3, shift=0.0, seed=1)
+        return terms.MeshContact(X, D_HAT, 10.0, edges=E, faces=F, psd=False), X.reshape(-1, 1), 1e-9
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.3, 0.05], [0.6, 0.03], [0.5, 0.5], [1.04, 0.02]])
+    contact = terms.MeshContact(X, 0.1, 10.0, edges=[[0, 1], [2, 3], [4, 5]], weight=[1.0, 1.0, 0.7, 1.3, 1.0, 2.0],
+                                psd=False)
+    return contact, X.reshape(-1, 1), 1e-7
+
+
 def _elastic(dim):
     if dim == 2:
         X, T = simkit.grid_rectangle(3, 3, 1.0, 1.0)
@@ -151,7 +162,7 @@ def _held(dim):
 CASES = {
     "SpringEnergy": _springs, "Bending": _bending, "PenaltySpring": _pins, "Gravity": _gravity,
     "Inertia": _inertia, "HalfSpaceContact": _half_space, "SegmentContact": _segments, "Friction": _friction,
-    "ElasticEnergy": _elastic, "SpringBody": _spring_body, "Sum": _sum, "Map": lambda dim: _map(dim, sparse=True),
+    "MeshContact": _mesh_contact, "ElasticEnergy": _elastic, "SpringBody": _spring_body, "Sum": _sum, "Map": lambda dim: _map(dim, sparse=True),
     "Map (dense B)": lambda dim: _map(dim, sparse=False), "Held": _held,
 }
 PARAMS = [(name, dim) for name in CASES for dim in ((2,) if name == "SegmentContact" else (2, 3))]

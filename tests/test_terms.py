@@ -170,6 +170,20 @@ def test_penalty_spring_energy_is_exact_at_a_stiff_clamp(dim):
     np.testing.assert_allclose(pin.energy(x.reshape(-1, 1)), expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dim", [2, 3])
+def test_penalty_spring_gradient_is_exact_at_a_stiff_clamp(dim):
+    """The same node: the force k (x_I - t) to round-off, zero off the held coordinates (the expanded
+    Q x + b cancels terms of size k |x| ~ 1e13 and keeps about six digits of the ~1.2e3 N)."""
+    k, off = 1e10, 2.0 ** -23
+    targets = np.full((1, dim), 1024.0)
+    pin = terms.PenaltySpring(N_NODES, dim, k).set([2], targets)
+    x = np.full((N_NODES, dim), 7.0)
+    x[2] = targets[0] + off
+    expected = np.zeros((N_NODES, dim))
+    expected[2] = k * off
+    np.testing.assert_allclose(pin.gradient(x.reshape(-1, 1)), expected.reshape(-1, 1), rtol=1e-15, atol=0)
+
+
 def test_penalty_spring_without_pins_is_zero():
     pin = terms.PenaltySpring(N_NODES, 2, 10.0)
     x = np.random.default_rng(50).standard_normal((2 * N_NODES, 1))
@@ -324,7 +338,8 @@ def test_terms_equal_the_functions_they_prepare_bit_for_bit(dim):
     Q, b = simkit.dirichlet_penalty([0, 1], targets, N_NODES, 1e10)
     np.testing.assert_allclose(pin.energy(x), simkit.energies.quadratic_energy(x, Q, b)   # up to the expanded
                                + 0.5 * 1e10 * np.sum(targets ** 2), rtol=1e-9)             # form's cancellation
-    _same(pin.gradient(x), simkit.energies.quadratic_gradient(x, Q, b))
+    np.testing.assert_allclose(pin.gradient(x), simkit.energies.quadratic_gradient(x, Q, b),   # the expanded
+                               rtol=0, atol=1e-5)                                            # form cancels k |x|
     M = sps.kron(simkit.massmatrix(X, E, rho=0.2), sps.eye(dim)).tocsc()
     x_n, v_n, h = X.reshape(-1, 1), rng.standard_normal(x.shape), 0.02
     inertia = terms.Inertia(M, h).update(x_n, v_n)

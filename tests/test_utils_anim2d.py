@@ -7,8 +7,8 @@ import pytest
 from matplotlib.collections import LineCollection
 
 import utils
-from simkit.filesystem import BlitAnimation, save_animation
-from simkit.filesystem._probe import mp4_boxes, probe_video
+from course.filesystem import BlitAnimation, save_animation
+from course.filesystem._probe import mp4_boxes, probe_video
 
 # Animations built only to be rejected by validation are never rendered; matplotlib warns when they are collected.
 pytestmark = pytest.mark.filterwarnings("ignore:Animation was deleted without rendering")

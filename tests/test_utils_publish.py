@@ -11,7 +11,7 @@ import pytest
 
 import utils
 from course import publish
-from simkit.filesystem import save_animation
+from course.filesystem import save_animation
 
 FPS = 10
 
@@ -110,6 +110,25 @@ def test_chapter_figure_publishes_at_double_density_and_closes(chapter, tmp_path
     assert chapter.figure(fig, "line").data == shown.data, "byte-reproducible"
 
 
+def _line_figure(colour, slope=1.0):
+    fig, ax = utils.line_plot([0, 1], {"a": [0, slope]}, colors={"a": colour}, figsize=(4, 3))
+    return fig
+
+
+def test_chapter_figure_keeps_the_published_bytes_unless_a_reader_sees_a_change(chapter, tmp_path):
+    """The publisher applies the media rule where it copies: a line one colour level off (other bytes,
+    the same picture) leaves the published PNG as it was; a line of another slope replaces it."""
+    result = tmp_path / "repo" / "results" / "011_mass_springs" / "line.png"
+    published = tmp_path / "staging" / "011_line.png"
+    chapter.figure(_line_figure("#1f77b4"), "line")
+    first = published.read_bytes()
+    chapter.figure(_line_figure("#1f77b5"), "line")
+    assert result.read_bytes() != first, "the case must differ in bytes"
+    assert published.read_bytes() == first
+    chapter.figure(_line_figure("#1f77b4", slope=0.8), "line")
+    assert published.read_bytes() == result.read_bytes() != first
+
+
 def test_chapter_video_publishes_embeds_with_alt_and_width(chapter, tmp_path):
     X = np.array([[0.0, 0.0], [1.0, 0.0]])
     states = [X + [[0, 0], [0.1 * i, 0]] for i in range(3)]
@@ -157,6 +176,18 @@ def test_embed_video_inlines_the_file(tmp_path):
 def test_embed_video_bad_path(tmp_path, name, error, match):
     with pytest.raises(error, match=match):
         utils.embed_video(tmp_path / name)
+
+
+def test_show_video_saves_the_mp4_and_returns_the_page_video(tmp_path, monkeypatch):
+    """As chapter 014's seed calls it: a path relative to the working folder, fps by keyword."""
+    monkeypatch.chdir(tmp_path)
+    fig, anim = _spring_animation()
+    html = utils.show_video(fig, anim, "media/14_springs_only.mp4", fps=20).data
+    assert not plt.fignum_exists(fig.number)
+    written = (tmp_path / "media" / "14_springs_only.mp4").read_bytes()
+    assert base64.b64decode(re.search(r'src="data:video/mp4;base64,([^"]+)"', html).group(1)) == written
+    with pytest.raises(TypeError, match="^fig: expected a matplotlib Figure"):
+        utils.show_video(None, anim, "media/x.mp4", fps=20)
 
 
 def _nothing_written(tmp_path):

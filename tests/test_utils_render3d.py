@@ -8,7 +8,7 @@ import pytest
 
 import simkit
 import utils
-from bookbuild.media_rule import PIXEL_FRACTION, differing_fraction
+from course.filesystem.media_rule import PIXEL_FRACTION, differing_fraction
 from course import _raster
 
 FLAT = utils.Lighting(ambient=1.0, diffuse=0.0, specular=0.0)      # every pixel shows its base colour exactly
@@ -501,7 +501,7 @@ def test_animate_scene_3d_side_by_side_and_checks(sheet):
 
 
 def test_a_scene_video_is_written(sheet, tmp_path):
-    from simkit.filesystem import save_animation
+    from course.filesystem import save_animation
 
     V, F = sheet
     fig, anim = utils.animate_scene_3d(utils.Surface(np.stack([V, V + 0.1]), F), [0.0, 0.1], figsize=(2.0, 1.6))

@@ -10,7 +10,7 @@ A chapter writes into a staging folder (``SIMKIT_MEDIA_DIR`` and ``SIMKIT_RESULT
 honoured by ``utils``, set in its kernel's environment only). Only when every cell
 succeeded do the files move into ``media/`` and ``results/``. A chapter owns the media
 files named with its number (``011_*``), and only ever deletes a file its own previous run
-wrote. A new rendering of a published file passes the media rule (``media_rule.py``):
+wrote. A new rendering of a published file passes the media rule (``course.filesystem.media_rule``):
 when a reader would see no difference, the published bytes stay.
 """
 import asyncio
@@ -31,7 +31,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from traitlets.config import Config
 
-from . import media_rule
+from course.filesystem import media_rule
 from .tree import KERNEL_DIR, STAGING, BuildError, signals_deferred
 
 CODE_INPUTS = ["simkit/**/*.py", "utils.py", "course/**/*.py", "requirements.lock"]

@@ -15,8 +15,10 @@
 Each distance module also has a private batched entry (``_point_triangle(X, order)`` and so on)
 that takes the stacked stencil ``X = x[stencils]`` (k, m, dim), skips the checks, classifies the
 regions once and returns a ``_closest.Closest`` with the region, distance, closest-point weights,
-normal, gradient and Hessian together: the collision set's fast path. Likewise ``_point_triangle_ccd(X0, X1)``, ``_edge_edge_ccd`` and
-``_point_edge_ccd`` take the stacked stencils at t = 0 and t = 1.
+normal, gradient and Hessian (dense and as rank-4 factors) together: the collision set's fast
+path. Likewise ``_point_triangle_ccd(X0, X1, t_max=1.0, minimum=False)``, ``_edge_edge_ccd`` and
+``_point_edge_ccd`` take the stacked stencils at t = 0 and t = 1 (``minimum=True``: the smallest
+time only, for a step filter).
 """
 from .edge_edge_ccd import edge_edge_ccd
 from .edge_edge_distance import (edge_edge_distance, edge_edge_distance_element, edge_edge_distance_gradient,

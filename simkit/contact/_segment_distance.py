@@ -4,17 +4,18 @@ import numpy as np
 NEAR_PARALLEL = 1e-8        # sin^2 of the angle below which the distance may be overestimated
 
 
-def segment_distance2(S):
-    """Squared distance (k,) of segments (a0, a1) and (b0, b1), stencils S (k, 4, 3), and a near-parallel flag (k,).
+def segment_distance2(X, nodes):
+    """Squared distances (k,) of the segment pairs nodes (k, 4) = (a0, a1, b0, b1) of X (n, 3), and near-parallel flags.
 
     Ericson's clamped closest points ("Real-Time Collision Detection", 5.1.9), on coordinate
-    columns: several times cheaper than the edge-edge classification of ``edge_edge_distance``,
+    columns gathered straight from X: several times cheaper than the edge-edge classification of ``edge_edge_distance``,
     so the collision set and the step filter use it to drop the broad phase's far pairs. It is
     the distance up to round-off, except for near-parallel pairs (sin^2 of the angle below
     ``NEAR_PARALLEL``), where round-off in the line parameter can overestimate it: those are
     flagged, and the callers keep them.
     """
-    P = [[S[:, j, c] for c in range(3)] for j in range(4)]
+    columns = [np.ascontiguousarray(X[:, c]) for c in range(3)]
+    P = [[columns[c][nodes[:, j]] for c in range(3)] for j in range(4)]
     ea = [P[1][c] - P[0][c] for c in range(3)]
     eb = [P[3][c] - P[2][c] for c in range(3)]
     w = [P[0][c] - P[2][c] for c in range(3)]

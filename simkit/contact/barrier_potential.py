@@ -29,7 +29,8 @@ non-negative eigenvalue, ``lambda = (a + sqrt(a^2 + 4 beta^2)) / 2`` with ``a = 
 ``b' hess d`` is negative semi-definite); for the other stencils it drops the coupling of the
 normal's rotation, of relative size ``d / L`` (L the primitives' size). Every block is rank one,
 ``v v^T``, so the Hessian is assembled as ``W W^T`` with one sparse column ``v`` per collision:
-no dense 12x12 blocks, no eigensolver, no sort.
+no dense 12x12 blocks, no eigensolver, no sort. (Up to ``FEW_COLLISIONS`` collisions, a small
+scene's, the blocks go through ``simkit._assembly``'s cached pattern instead: cheaper there.)
 
 Projected exact Hessian (``psd="project"``): each stencil's exact block with its negative
 eigenvalues clamped to 0, IPC's projected Newton. It keeps ``b' hess d``, the stiffness against
@@ -47,6 +48,8 @@ import scipy.sparse as sps
 
 from .. import _assembly
 from ..psd_project import psd_project
+
+FEW_COLLISIONS = 128       # at most this many: dense blocks through a cached pattern; more: the product W W^T
 from ..energies.friction import FrictionFrame, _tangent_basis
 from ..energies.ipc_barrier import _b, _d2b, _db
 from .edge_edge_distance import _edge_edge
@@ -136,6 +139,25 @@ def _gauss_newton_columns(collisions, g, d_hat, kappa):
     return np.sqrt(lam)[:, None] * (np.cos(theta)[:, None] * grad_d + np.sin(theta)[:, None] * dm)
 
 
+def _few_blocks(columns, dofs, N):
+    """The blocks v v^T of a small collision set, padded to one stencil size, through a cached assembly pattern.
+
+    A chapter's small scene keeps the same stencils over many Newton iterations, so the pattern
+    (``simkit._assembly``, cached on the dofs) is built once; scipy's sparse product would cost
+    more than the arithmetic.
+    """
+    p = max([d.shape[1] for d in dofs], default=0)
+    blocks, padded = [], []
+    for v, d in zip(columns, dofs):
+        pad = p - d.shape[1]
+        v = np.concatenate([v, np.zeros((len(v), pad))], axis=1)
+        blocks.append(v[:, :, None] * v[:, None, :])
+        padded.append(np.concatenate([d, np.repeat(d[:, :1], pad, axis=1)], axis=1))
+    if not blocks:
+        return sps.csc_matrix((N, N))
+    return _assembly.assemble_matrix(np.concatenate(blocks), np.concatenate(padded), N)
+
+
 def hessian(collisions, d_hat, kappa, psd=True):
     r"""Hessian of ``energy``: Gauss-Newton (positive semi-definite) or exact.
 
@@ -160,11 +182,12 @@ def hessian(collisions, d_hat, kappa, psd=True):
     if psd is True:
         columns = [_gauss_newton_columns(collisions, g, d_hat, kappa) for g in collisions.groups]
         dofs = [_assembly.node_dofs(g.nodes, dim) for g in collisions.groups]
-        sizes = np.concatenate([np.full(len(c), c.shape[1]) for c in columns]) if columns else np.zeros(0, int)
+        if len(collisions) <= FEW_COLLISIONS:
+            return _few_blocks(columns, dofs, N)
+        sizes = np.concatenate([np.full(len(c), c.shape[1]) for c in columns])
         indptr = np.concatenate([[0], np.cumsum(sizes)])
-        data = np.concatenate([c.reshape(-1) for c in columns]) if columns else np.zeros(0)
-        indices = np.concatenate([d.reshape(-1) for d in dofs]) if dofs else np.zeros(0, int)
-        Wt = sps.csr_matrix((data, indices, indptr), shape=(len(sizes), N))
+        Wt = sps.csr_matrix((np.concatenate([c.reshape(-1) for c in columns]),
+                             np.concatenate([d.reshape(-1) for d in dofs]), indptr), shape=(len(sizes), N))
         H = Wt.T @ Wt                             # W (CSC) times W^T: CSC, indices unsorted
         # H is symmetric, so its CSC arrays read as CSR are H again; converting that to CSC is a
         # counting sort that leaves every column's indices sorted (cheaper than sorting them)

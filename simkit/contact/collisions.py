@@ -150,29 +150,30 @@ def _merge(nodes, weight, n):
         key = nodes[:, 0].copy()
         for c in range(1, q):
             key = key * n + nodes[:, c]
-        unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         merged = nodes[first]
     else:
         merged, inverse = np.unique(nodes, axis=0, return_inverse=True)
     return merged, np.bincount(inverse.reshape(-1), weights=weight, minlength=len(merged))
 
 
-def _group(name, X, nodes, closest, weight, eps_x=None):
-    r = np.einsum("km,kmd->kd", closest.weights, X[nodes])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        normal = r / closest.distance[:, None]
-    return CollisionGroup(name, nodes, closest.weights, closest.distance, normal, weight, eps_x)
+def _group(name, X, nodes, coefficients, distance, weight, eps_x=None):
+    """A CollisionGroup, its normals r / |r| from the closest-point coefficients."""
+    r = np.einsum("km,kmd->kd", coefficients, X[nodes])
+    return CollisionGroup(name, nodes, coefficients, distance, r / distance[:, None], weight, eps_x)
 
 
 def _point_point_group(X, nodes, weight):
     nodes, weight = _merge(np.sort(nodes, axis=1), weight, len(X))
-    return _group("point-point", X, nodes, _point_point(X[nodes], 0), weight)
+    closest = _point_point(X[nodes], 0)
+    return _group("point-point", X, nodes, closest.weights, closest.distance, weight)
 
 
 def _point_edge_group(X, nodes, weight, merge=True):
     if merge:
         nodes, weight = _merge(np.column_stack([nodes[:, 0], np.sort(nodes[:, 1:], axis=1)]), weight, len(X))
-    return _group("point-edge", X, nodes, _point_edge(X[nodes], 0), weight)
+    closest = _point_edge(X[nodes], 0)
+    return _group("point-edge", X, nodes, closest.weights, closest.distance, weight)
 
 
 def build_collisions(mesh, X, d_hat, weight):
@@ -194,7 +195,6 @@ def build_collisions(mesh, X, d_hat, weight):
     Returns
     -------
     collisions : Collisions
-
         Where two primitives touch (distance 0) its ``touching`` names them and it holds no group.
     """
     point_target, edge_edge = mesh.candidates(X, d_hat)
@@ -229,10 +229,10 @@ def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):
 
     E = mesh.edges
     ee_nodes = np.column_stack([E[edge_edge[:, 0]], E[edge_edge[:, 1]]])
-    ee_X = X[ee_nodes]
-    d2, parallel = segment_distance2(ee_X)
+    d2, parallel = segment_distance2(X, ee_nodes)
     near = (d2 < d_hat * d_hat * CULL_SLACK) | parallel
-    edge_edge, ee_nodes, ee_X = edge_edge[near], ee_nodes[near], ee_X[near]
+    edge_edge, ee_nodes = edge_edge[near], ee_nodes[near]
+    ee_X = X[ee_nodes]
     ee = _edge_edge(ee_X, 0)
     _require_apart(ee, ee_nodes, "edges (a0, a1, b0, b1)")
     on = ee.distance < d_hat
@@ -240,31 +240,25 @@ def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):
     ee_dist, ee_coef = ee.distance[on], ee.weights[on]
     ee_w = weight[ee_nodes].mean(axis=1)
     eps_x = THRESHOLD * mesh.rest_length2[ee_pairs[:, 0]] * mesh.rest_length2[ee_pairs[:, 1]]
-    mollified = _edge_edge_mollifier(X[ee_nodes], eps_x, 0)[0] < 1
+    mollified = _edge_edge_mollifier(ee_X[on], eps_x, 0)[0] < 1
 
-    rows = np.arange(len(pt_nodes))
+    # point-triangle pairs by region: a vertex of the face, one of its edges, the face
     vertex, edge, face = pt_kind <= 2, (pt_kind >= 3) & (pt_kind <= 5), pt_kind == 6
-    vv = [np.column_stack([pt_nodes[vertex, 0], pt_nodes[rows[vertex], _PT_VERTEX[pt_kind[vertex]]]])]
-    vv_w = [pt_w[vertex]]
-    pe_local = _PT_EDGE[pt_kind[edge] - 3]
-    pe = [np.column_stack([pt_nodes[edge, 0], np.take_along_axis(pt_nodes[edge], pe_local, axis=1)])]
-    pe_w = [pt_w[edge]]
-
+    vv = [np.column_stack([pt_nodes[vertex, 0],
+                           np.take_along_axis(pt_nodes[vertex], _PT_VERTEX[pt_kind[vertex], None], axis=1)])]
+    pe = [np.column_stack([pt_nodes[edge, 0], np.take_along_axis(pt_nodes[edge], _PT_EDGE[pt_kind[edge] - 3], axis=1)])]
+    vv_w, pe_w = [pt_w[vertex]], [pt_w[edge]]
+    # edge pairs not mollified by region: two end points, an end point and an edge, the interiors
     plain = ~mollified
     vertex, edge, interior = plain & (ee_kind <= 3), plain & (ee_kind >= 4) & (ee_kind <= 7), plain & (ee_kind == 8)
     vv.append(np.take_along_axis(ee_nodes[vertex], _EE_VERTEX[ee_kind[vertex]], axis=1))
-    vv_w.append(ee_w[vertex])
     pe.append(np.take_along_axis(ee_nodes[edge], _EE_EDGE[ee_kind[edge] - 4], axis=1))
+    vv_w.append(ee_w[vertex])
     pe_w.append(ee_w[edge])
-
-    face_group = CollisionGroup("point-triangle", pt_nodes[face], pt_coef[face], pt_dist[face], None, pt_w[face])
-    ee_group = CollisionGroup("edge-edge", ee_nodes[interior], ee_coef[interior], ee_dist[interior], None,
-                              ee_w[interior])
-    moll_group = CollisionGroup("edge-edge (mollified)", ee_nodes[mollified], ee_coef[mollified],
-                                ee_dist[mollified], None, ee_w[mollified], eps_x[mollified])
-    for g in (face_group, ee_group, moll_group):
-        r = np.einsum("km,kmd->kd", g.coefficients, X[g.nodes])
-        g.normal = r / g.distance[:, None]
-    return Collisions([_point_point_group(X, np.concatenate(vv), np.concatenate(vv_w)),
-                       _point_edge_group(X, np.concatenate(pe), np.concatenate(pe_w)),
-                       face_group, ee_group, moll_group], X.copy())
+    return Collisions([
+        _point_point_group(X, np.concatenate(vv), np.concatenate(vv_w)),
+        _point_edge_group(X, np.concatenate(pe), np.concatenate(pe_w)),
+        _group("point-triangle", X, pt_nodes[face], pt_coef[face], pt_dist[face], pt_w[face]),
+        _group("edge-edge", X, ee_nodes[interior], ee_coef[interior], ee_dist[interior], ee_w[interior]),
+        _group("edge-edge (mollified)", X, ee_nodes[mollified], ee_coef[mollified], ee_dist[mollified],
+               ee_w[mollified], eps_x[mollified])], X.copy())

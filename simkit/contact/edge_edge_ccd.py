@@ -3,7 +3,8 @@ r"""Continuous collision detection of two edges moving linearly, 3D, batched.
 Edge A moves from (a0_t0, a1_t0) to (a0_t1, a1_t1), edge B from (b0_t0, b1_t0) to (b0_t1, b1_t1),
 over t in [0, 1]. The returned time is a lower bound on their first contact, at least about 0.99
 of it on a transversal approach (``simkit.contact._additive_ccd``: additive CCD steps of
-:math:`0.9\, d / l` and windows certified free of coplanarity, :math:`\det[a_1 - a_0, b_0 - a_0, b_1 - a_0] \ne 0`).
+:math:`0.9\, d / l`, a separating axis' free time in closed form, and windows certified free of
+coplanarity, :math:`\det[a_1 - a_0, b_0 - a_0, b_1 - a_0] \ne 0`).
 Parallel edges moving in parallel planes are certified at once.
 """
 from ._additive_ccd import additive_ccd
@@ -15,9 +16,12 @@ def _distance(X):
     return _edge_edge(X, 0)
 
 
-def _edge_edge_ccd(X0, X1):
-    """Times of impact (k,) of stencils (a0, a1, b0, b1) moving from X0 to X1 (k, 4, 3), unchecked."""
-    return additive_ccd(X0, X1, _distance, [0, 1], [2, 3])
+def _edge_edge_ccd(X0, X1, t_max=1.0, minimum=False):
+    """Times of impact (k,) of stencils (a0, a1, b0, b1) moving from X0 to X1 (k, 4, 3), unchecked.
+
+    ``t_max``, ``minimum``: as ``_additive_ccd.additive_ccd`` (``minimum=True`` returns the smallest time only).
+    """
+    return additive_ccd(X0, X1, _distance, [0, 1], [2, 3], t_max=t_max, minimum=minimum)
 
 
 def edge_edge_ccd(a0_t0, a1_t0, b0_t0, b1_t0, a0_t1, a1_t1, b0_t1, b1_t1):

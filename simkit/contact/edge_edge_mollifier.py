@@ -36,15 +36,18 @@ from ._closest import cross, dot
 from ._stencil import nonzero_lengths, points
 
 THRESHOLD = 1e-3
-# stencil (a0, a1, b0, b1) -> (e_a, e_b), per coordinate
-_L = np.kron(np.array([[-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, -1.0, 1.0]]), np.eye(3))      # (6, 12)
+# stencil (a0, a1, b0, b1) coordinates -> (e_a, e_b) coordinates, and the sign of each (e_a = a1 - a0, ...)
+_E = np.array([0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5])
+_SIGN = np.repeat([-1.0, 1.0, -1.0, 1.0], 3)
 
 
 def _edge_edge_mollifier(X, eps_x, order=2):
     """``(m, gradient, Hessian)`` of stencils X (k, 4, 3) and thresholds eps_x (k,), unchecked.
 
-    ``order`` 0 returns gradient and Hessian as None, 1 the Hessian as None.
+    ``order`` 0 returns gradient and Hessian as None, 1 the Hessian as None. Derivatives are
+    computed for the pairs below their threshold only (zero elsewhere).
     """
+    k = X.shape[0]
     ea, eb = X[:, 1] - X[:, 0], X[:, 3] - X[:, 2]
     n = cross(ea, eb)
     x = dot(n, n) / eps_x
@@ -52,21 +55,23 @@ def _edge_edge_mollifier(X, eps_x, order=2):
     m = np.where(below, (2.0 - x) * x, 1.0)
     if order == 0:
         return m, None, None
-    dm = np.where(below, 2.0 / eps_x * (1.0 - x), 0.0)
-    gc = 2.0 * np.concatenate([cross(eb, n), cross(n, ea)], axis=1) @ _L            # grad c (k, 12)
-    g = dm[:, None] * gc
+    i = np.flatnonzero(below)
+    ea, eb, n, x, eps = ea[i], eb[i], n[i], x[i], eps_x[i]
+    dm = 2.0 / eps * (1.0 - x)
+    gc = np.concatenate([cross(eb, n), cross(n, ea)], axis=1)[:, _E] * (2.0 * _SIGN)     # grad c (k', 12)
+    g = np.zeros((k, 12))
+    g[i] = dm[:, None] * gc
     if order == 1:
         return m, g, None
-    I = np.eye(3)
-    ab = dot(ea, eb)[:, None, None]
-    Haa = 2.0 * dot(eb, eb)[:, None, None] * I - 2.0 * eb[:, :, None] * eb[:, None, :]
-    Hbb = 2.0 * dot(ea, ea)[:, None, None] * I - 2.0 * ea[:, :, None] * ea[:, None, :]
-    Hab = 4.0 * ea[:, :, None] * eb[:, None, :] - 2.0 * eb[:, :, None] * ea[:, None, :] - 2.0 * ab * I
+    I3 = np.eye(3)
+    Haa = 2.0 * dot(eb, eb)[:, None, None] * I3 - 2.0 * eb[:, :, None] * eb[:, None, :]
+    Hbb = 2.0 * dot(ea, ea)[:, None, None] * I3 - 2.0 * ea[:, :, None] * ea[:, None, :]
+    Hab = 4.0 * ea[:, :, None] * eb[:, None, :] - 2.0 * eb[:, :, None] * ea[:, None, :] - 2.0 * dot(ea, eb)[:, None, None] * I3
     He = np.concatenate([np.concatenate([Haa, Hab], axis=2), np.concatenate([Hab.transpose(0, 2, 1), Hbb], axis=2)],
-                        axis=1)
-    Hc = _L.T @ He @ _L
-    d2m = np.where(below, -2.0 / eps_x ** 2, 0.0)
-    H = d2m[:, None, None] * gc[:, :, None] * gc[:, None, :] + dm[:, None, None] * Hc
+                        axis=1)                                                        # hess c in (e_a, e_b)
+    Hc = He[:, _E[:, None], _E[None, :]] * np.outer(_SIGN, _SIGN)
+    H = np.zeros((k, 12, 12))
+    H[i] = (-2.0 / eps ** 2)[:, None, None] * gc[:, :, None] * gc[:, None, :] + dm[:, None, None] * Hc
     return m, g, H
 
 

@@ -36,7 +36,8 @@ from ._closest import cross, dot
 from ._orient import orient2d, orient3d
 from ._stencil import ZERO_AREA, points
 
-BIG_BOX_CELLS = 4          # boxes spanning more cells than this along an axis skip the grid
+BIG_BOX_CELLS = 64         # boxes covering more grid cells than this skip the grid
+CHUNK_PRIMITIVES = 100_000  # count_intersections takes as many frames at once as hold this many edges and faces
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,8 +161,8 @@ def _box_pairs(lo_a, hi_a, group_a, lo_b, hi_b, group_b):
     lo_a, hi_a, lo_b, hi_b = (v / h for v in (lo_a, hi_a, lo_b, hi_b))   # grid cells of size 1
     ca0, ca1 = np.floor(lo_a).astype(np.int64), np.floor(hi_a).astype(np.int64)
     cb0, cb1 = np.floor(lo_b).astype(np.int64), np.floor(hi_b).astype(np.int64)
-    big_a = (ca1 - ca0 >= BIG_BOX_CELLS).any(axis=1)
-    big_b = (cb1 - cb0 >= BIG_BOX_CELLS).any(axis=1)
+    big_a = (ca1 - ca0 + 1).prod(axis=1) > BIG_BOX_CELLS
+    big_b = (cb1 - cb0 + 1).prod(axis=1) > BIG_BOX_CELLS
     pairs = [_grid_pairs(ca0, ca1, group_a, ~big_a, cb0, cb1, group_b, ~big_b, lo_a, lo_b)]
     # the few big boxes against every box of the other set (big-big once), a chunk of pairs at a time
     for big, others, flip in ((np.flatnonzero(big_a), np.arange(len(lo_b)), False),
@@ -320,7 +321,7 @@ def has_intersections(x, faces, edges=None, *, bodies=None):
 
 
 def count_intersections(states, faces, edges=None, *, bodies=None):
-    r"""The number of intersecting edge-face pairs in each of N mesh states, in one batch.
+    r"""The number of intersecting edge-face pairs in each of N mesh states, a batch of frames at a time.
 
     :math:`c_s = |\{(e, f) : e \cap f \ne \emptyset \text{ in state } s\}|` (``edge_face_intersections`` per state)
 
@@ -339,4 +340,9 @@ def count_intersections(states, faces, edges=None, *, bodies=None):
         0 for a state free of intersections.
     """
     Y, F, E, labels = _mesh_args(states, faces, edges, bodies, stacked=True)
-    return np.bincount(_intersecting(Y, F, E, labels)[0], minlength=len(Y))
+    counts = np.zeros(len(Y), dtype=np.int64)
+    per_chunk = max(1, CHUNK_PRIMITIVES // max(1, len(E) + len(F)))     # bounded memory for long runs
+    for start in range(0, len(Y), per_chunk):
+        chunk = Y[start:start + per_chunk]
+        counts[start:start + len(chunk)] = np.bincount(_intersecting(chunk, F, E, labels)[0], minlength=len(chunk))
+    return counts

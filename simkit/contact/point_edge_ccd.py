@@ -2,10 +2,10 @@ r"""Continuous collision detection of a point and an edge moving linearly, 2D (a
 
 The point moves from p0 to p1 and the edge from (a0, b0) to (a1, b1) over t in [0, 1]. The
 returned time is a lower bound on their first contact (``simkit.contact._additive_ccd``: additive
-CCD steps of :math:`0.9\, d / l`, and in 2D windows certified free of collinearity,
-:math:`\det[a - p, b - p] \ne 0`). In 3D a point and an edge touch only on special motions and
-no certificate applies: the additive steps alone answer, tight on an approach but slow on a
-point sliding along close to its edge.
+CCD steps of :math:`0.9\, d / l`, a separating axis' free time in closed form, and in 2D windows
+certified free of collinearity, :math:`\det[a - p, b - p] \ne 0`). In 3D a point and an edge
+touch only on special motions and the collinearity certificate does not apply: the additive
+steps and the axis answer.
 """
 from ._additive_ccd import additive_ccd
 from ._stencil import points
@@ -16,9 +16,12 @@ def _distance(X):
     return _point_edge(X, 0)
 
 
-def _point_edge_ccd(X0, X1):
-    """Times of impact (k,) of stencils (p, a, b) moving from X0 to X1 (k, 3, dim), unchecked."""
-    return additive_ccd(X0, X1, _distance, [0], [1, 2], coplanar=X0.shape[2] == 2)
+def _point_edge_ccd(X0, X1, t_max=1.0, minimum=False):
+    """Times of impact (k,) of stencils (p, a, b) moving from X0 to X1 (k, 3, dim), unchecked.
+
+    ``t_max``, ``minimum``: as ``_additive_ccd.additive_ccd`` (``minimum=True`` returns the smallest time only).
+    """
+    return additive_ccd(X0, X1, _distance, [0], [1, 2], coplanar=X0.shape[2] == 2, t_max=t_max, minimum=minimum)
 
 
 def point_edge_ccd(p0, a0, b0, p1, a1, b1):

@@ -3,7 +3,8 @@ r"""Continuous collision detection of a point and a triangle moving linearly, 3D
 The point moves from p0 to p1 and the triangle's corners from (a0, b0, c0) to (a1, b1, c1) over
 t in [0, 1]. The returned time is a lower bound on their first contact, at least about 0.99 of it
 on a transversal approach (``simkit.contact._additive_ccd``: additive CCD steps of
-:math:`0.9\, d / l` and windows certified free of coplanarity, :math:`\det[a - p, b - p, c - p] \ne 0`).
+:math:`0.9\, d / l`, a separating axis' free time in closed form, and windows certified free of
+coplanarity, :math:`\det[a - p, b - p, c - p] \ne 0`).
 """
 from ._additive_ccd import additive_ccd
 from ._stencil import points
@@ -14,9 +15,12 @@ def _distance(X):
     return _point_triangle(X, 0)
 
 
-def _point_triangle_ccd(X0, X1):
-    """Times of impact (k,) of stencils (p, a, b, c) moving from X0 to X1 (k, 4, 3), unchecked."""
-    return additive_ccd(X0, X1, _distance, [0], [1, 2, 3])
+def _point_triangle_ccd(X0, X1, t_max=1.0, minimum=False):
+    """Times of impact (k,) of stencils (p, a, b, c) moving from X0 to X1 (k, 4, 3), unchecked.
+
+    ``t_max``, ``minimum``: as ``_additive_ccd.additive_ccd`` (``minimum=True`` returns the smallest time only).
+    """
+    return additive_ccd(X0, X1, _distance, [0], [1, 2, 3], t_max=t_max, minimum=minimum)
 
 
 def point_triangle_ccd(p0, a0, b0, c0, p1, a1, b1, c1):

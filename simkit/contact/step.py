@@ -16,7 +16,8 @@ can shrink at most at the rate ``l = max |dx_i - dx_j|`` over a point i of one p
 point j of the other (the CCD's own Lipschitz bound), so it cannot touch before ``d0 / l``. Pairs
 go through the CCD in increasing order of that bound, in batches, and the search stops once the
 next bound is no earlier than the smallest time found: the result is a lower bound on the first
-contact of every pair, as tight as running the CCD on all of them. On a sheet passing through
+contact of every pair, as tight as running the CCD on all of them. A pair that cannot touch
+before the end of the step (``d0 / l >= 1``) never reaches the CCD. On a sheet passing through
 another, about a tenth of the broad phase's pairs reach the CCD.
 """
 import numpy as np
@@ -24,6 +25,7 @@ import numpy as np
 from ._additive_ccd import lipschitz_bound
 from ._segment_distance import segment_distance2
 from .edge_edge_ccd import _edge_edge_ccd
+from .edge_edge_distance import _edge_edge
 from .point_edge_ccd import _point_edge_ccd
 from .point_edge_distance import _point_edge
 from .point_triangle_ccd import _point_triangle_ccd
@@ -33,10 +35,10 @@ FIRST_BATCH = 1024      # pairs with the earliest bounds that go through the CCD
 WHAT = {3: ("vertex and triangle (p, a, b, c)", "edges (a0, a1, b0, b1)"), 2: ("vertex and segment (p, a, b)",)}
 
 
-def _edge_edge_lower_distance(S):
-    """A lower bound (k,) on the distances of edge pairs S (k, 4, 3): 0 where nearly parallel, round-off off."""
-    d2, parallel = segment_distance2(S)
-    return np.where(parallel, 0.0, np.sqrt(d2) * (1.0 - 1e-12))
+def _edge_edge_lower_distance(X, nodes):
+    """A lower bound (k,) on the distances of edge pairs nodes (k, 4) at X: 0 where nearly parallel."""
+    d2, parallel = segment_distance2(X, nodes)
+    return np.where(parallel, 0.0, np.sqrt(d2))
 
 
 def collision_free_step(mesh, X, dX, safety):
@@ -63,42 +65,58 @@ def collision_free_step(mesh, X, dX, safety):
         Two primitives touch at X (distance 0): the message names them.
     """
     X1 = X + dX
-    point_target, edge_edge = mesh.swept_candidates(X, X1)
+    return min(1.0, safety * earliest_contact(mesh, X, X1, *mesh.swept_candidates(X, X1)))
+
+
+def earliest_contact(mesh, X, X1, point_target, edge_edge):
+    """A lower bound on the first contact time in [0, 1] of the candidate pairs (``inf`` if none).
+
+    ``point_target`` and ``edge_edge`` as ``CollisionMesh.swept_candidates`` returns them; the
+    pairs go through the CCD in order of their earliest possible contact (module docstring).
+    """
+    dX = X1 - X
     if mesh.dim == 3:
         families = [(np.column_stack([point_target[:, 0], mesh.faces[point_target[:, 1]]]), _point_triangle_ccd,
-                     lambda S: _point_triangle(S, 0).distance, [0], [1, 2, 3]),
+                     lambda X, nodes: _point_triangle(X[nodes], 0).distance, [0], [1, 2, 3]),
                     (np.column_stack([mesh.edges[edge_edge[:, 0]], mesh.edges[edge_edge[:, 1]]]), _edge_edge_ccd,
                      _edge_edge_lower_distance, [0, 1], [2, 3])]
     else:
         families = [(np.column_stack([point_target[:, 0], mesh.edges[point_target[:, 1]]]), _point_edge_ccd,
-                     lambda S: _point_edge(S, 0).distance, [0], [1, 2])]
+                     lambda X, nodes: _point_edge(X[nodes], 0).distance, [0], [1, 2])]
     # every pair's earliest possible contact, d0 / l, and which family it belongs to
     bounds, family, row = [], [], []
     for f, (nodes, _, distance, side_a, side_b) in enumerate(families):
         if len(nodes):
             speed = lipschitz_bound(dX[nodes], side_a, side_b)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                bounds.append(np.where(speed > 0, distance(X[nodes]) / speed, np.inf))
+            with np.errstate(divide="ignore", invalid="ignore"):       # (1 - 1e-12): round-off of the distances
+                bounds.append(np.where(speed > 0, (1.0 - 1e-12) * distance(X, nodes) / speed, np.inf))
             family.append(np.full(len(nodes), f))
             row.append(np.arange(len(nodes)))
     if not bounds:
-        return 1.0
+        return np.inf
     bounds, family, row = np.concatenate(bounds), np.concatenate(family), np.concatenate(row)
     order = np.argsort(bounds, kind="stable")
     earliest, start, batch = np.inf, 0, FIRST_BATCH
-    while start < order.size and bounds[order[start]] < earliest:
+    # only contacts before the step's end and before the earliest one found matter
+    while start < order.size and bounds[order[start]] < min(1.0, earliest):
         chosen = order[start:start + batch]
-        chosen = chosen[bounds[chosen] < earliest]
+        chosen = chosen[bounds[chosen] < min(1.0, earliest)]
         for f, (nodes, ccd, _, _, _) in enumerate(families):
             stencils = nodes[row[chosen[family[chosen] == f]]]
             if len(stencils):
-                t = ccd(X[stencils], X1[stencils])
-                if not np.minimum.reduce(t) > 0:              # 0 only where they touch at the start
-                    bad = stencils[np.flatnonzero(t <= 0)[:3]]
-                    raise ValueError(f"x: {WHAT[mesh.dim][f]} {', '.join(str(tuple(int(v) for v in b)) for b in bad)} "
-                                     "touch (distance 0) at the start of the step; barrier contact needs positions "
-                                     "free of contact")
-                earliest = min(earliest, float(t.min()))
+                # search [0, min(1, earliest)], the smallest time only
+                t = ccd(X[stencils], X1[stencils], t_max=min(1.0, earliest), minimum=True)
+                if not t > 0:                                  # 0 only where two primitives touch at the start
+                    _name_touching(mesh, f, stencils, X)
+                earliest = min(earliest, t)
         start += batch
         batch *= 4
-    return min(1.0, safety * earliest)
+    return earliest
+
+
+def _name_touching(mesh, family, stencils, X):
+    """Raise ValueError naming the stencils of `family` at distance 0 in X."""
+    distance = (_point_triangle if mesh.dim == 3 and family == 0 else _edge_edge if mesh.dim == 3 else _point_edge)
+    bad = stencils[distance(X[stencils], 0).distance <= 0][:3]
+    raise ValueError(f"x: {WHAT[mesh.dim][family]} {', '.join(str(tuple(int(v) for v in b)) for b in bad)} touch "
+                     "(distance 0) at the start of the step; barrier contact needs positions free of contact")

@@ -21,6 +21,12 @@ so the rises it accepts are summed over the solve and together may not exceed th
 no iterate's energy exceeds an earlier one's by more, and Newton cannot cycle between two
 iterates, one step down and the next back up (chapter 017's stack did, for 50 iterations).
 
+A short step is not convergence when the line search made it short. Given a gradient of the
+wrong sign, the search halves alpha until the energy's rise fits the allowance (alpha ~ 5e-7) and
+the step then passes the step-size test. So a solve reports ``converged`` only when the step
+offered to the line search (``dx``, or the filter's fraction of it) passes the test, not just the
+step it kept: a step that backtracking shortened below the tolerance ends the solve unconverged.
+
 Every value the three callables return is checked: a non-scalar or NaN energy, a gradient
 of the wrong shape or with NaN/inf, a Hessian of the wrong shape or with NaN/inf raise an
 error naming the callable and the iteration (an energy of ``+inf`` at a trial point of the
@@ -129,10 +135,10 @@ def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info, ma
         dx = _solve(objective.hessian(x), -g)
         if do_line_search and (g.T @ dx).item() >= 0.0:
             dx = -g
-        alpha = 1.0 if max_step is None else filtered_step(max_step, x, dx, objective._where())
-        g_next = None
+        offered = 1.0 if max_step is None else filtered_step(max_step, x, dx, objective._where())
+        alpha, g_next = offered, None
         if do_line_search:
-            alpha, g_next, change = _armijo(objective, x, g, dx, alpha, risen)
+            alpha, g_next, change = _armijo(objective, x, g, dx, offered, risen)
             risen += max(change, 0.0)
         with np.errstate(over="ignore", invalid="ignore"):
             step = alpha * dx
@@ -151,7 +157,10 @@ def minimize(x0, objective, tolerance, max_iter, do_line_search, return_info, ma
             info["dx"].append(dx)
         measure = norm if step_norm is None else _measure(step_norm, dx, objective._where())
         if measure < tolerance:
-            info["converged"] = alpha > 0.0
+            # a step the line search had to shorten is small because the energy refused it, not because
+            # x is at a minimum: converged only when the step offered (before backtracking) passes too
+            full = measure if step_norm is not None or alpha == offered else float(np.linalg.norm(offered * dx))
+            info["converged"] = alpha > 0.0 and full < tolerance
             break
     return x, info
 
@@ -199,7 +208,8 @@ def newton_solver(x0, energy_func, gradient_func, hessian_func, tolerance=1e-6, 
     return_info : bool, optional
         Also return a dict. Upstream simkit's keys: ``g`` and ``dx`` (per iteration), ``alphas``,
         ``iters`` (index of the last iteration, from 0); and ``iterations`` (count),
-        ``converged``, ``step_norms``, ``line_search_failed`` (no alpha >= 2^-60 decreased the
+        ``converged`` (the stopping test held for the step offered to the line search, before any
+        backtracking), ``step_norms``, ``line_search_failed`` (no alpha >= 2^-60 decreased the
         energy; x is then left in place).
     max_step : callable, optional, keyword-only
         The line-search filter ``max_step(x, dx) -> float`` in (0, 1]: the largest safe fraction

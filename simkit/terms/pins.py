@@ -1,9 +1,10 @@
 r"""Soft pins: a quadratic penalty pulling chosen nodes to targets.
 
-Density: ``k/2 * ||x_i - t_i||^2`` per pinned node i. The energy is evaluated in that form, on the
-held coordinates (the expanded ``1/2 x^T Q x + b^T x + c`` of ``simkit.dirichlet_penalty`` cancels
-terms of size k |x|^2 and loses the small stretch at large k); the gradient ``Q x + b`` and the
-constant Hessian ``Q`` come from ``simkit.dirichlet_penalty``.
+Density: ``k/2 * ||x_i - t_i||^2`` per pinned node i. The energy and the gradient ``k (x_I - t)`` are
+evaluated in that form, on the held coordinates I: the expanded ``1/2 x^T Q x + b^T x + c`` of
+``simkit.dirichlet_penalty`` and its gradient ``Q x + b`` cancel terms of size k |x|^2 and k |x|, and
+at k = 1e10 lose the small stretch, and the force, to round-off. The constant Hessian ``Q`` comes
+from ``simkit.dirichlet_penalty``.
 """
 import numpy as np
 import scipy.sparse as sps
@@ -72,8 +73,11 @@ class PenaltySpring(Term):
         return 0.5 * self.k * float(np.sum(r * r))
 
     def gradient(self, x):
-        """Gradient ``Q x + b``, (N, 1) float array."""
-        return np.asarray(self.Q @ self._x(x)) + self.b
+        """Gradient ``k (x_I - t)`` on the held coordinates I, zero elsewhere: (N, 1) float array."""
+        x = self._x(x)
+        g = np.zeros_like(x)
+        g[self._held] = self.k * (x[self._held] - self._targets)
+        return g
 
     def hessian(self, x):
         """Constant Hessian ``Q``, (N, N) sparse matrix."""

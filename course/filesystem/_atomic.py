@@ -19,6 +19,7 @@ import shutil
 import socket
 
 from ._termination import sigterm_unwinds
+from .process_alive import process_alive
 
 # hosts sharing a folder (network drives) each judge only their own processes' files
 _HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
@@ -67,17 +68,6 @@ def make_parent(path, name):
         os.makedirs(folder, exist_ok=True)
     except OSError as err:
         raise ValueError(f"cannot create the folder of {name} ({folder!r}): {err}") from err
-
-
-def process_alive(pid):
-    """True unless no process ``pid`` exists (one owned by another user counts as alive)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def sweep_stale_parts(folder):

@@ -1,6 +1,6 @@
 """Deterministic, atomic PNG export of a matplotlib figure."""
 
-from .. import _validate
+from simkit import checks
 from ._atomic import atomic_copy, atomic_target, check_output_path, make_parent
 
 
@@ -34,7 +34,7 @@ def save_figure(fig, path, copy_to=None, *, dpi=None):
     if not isinstance(fig, Figure):
         raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
     if dpi is not None:
-        dpi = _validate.positive_scalar(dpi, "dpi")
+        dpi = checks.positive_scalar(dpi, "dpi")
     path = check_output_path(path, ".png", "path")
     if copy_to is not None:
         copy_to = check_output_path(copy_to, ".png", "copy_to")

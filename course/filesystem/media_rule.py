@@ -1,9 +1,12 @@
 """The media rule: a new rendering replaces a published file only when a reader could see the change.
 
 Published media must not change bytes because the chapter ran on another CPU or BLAS kernel:
-round-off moves a line or an axis tick by a pixel, and x264 turns that into other bytes. So
-the build compares a new rendering with the file already in ``media/`` by decoded content and
-keeps the published bytes when they agree:
+round-off moves a line or an axis tick by a pixel, and x264 turns that into other bytes. So a
+new rendering is compared with the file already published by decoded content, and the published
+bytes stay when they agree. Both places that publish apply it: the chapters' publisher
+(``course.publish.Chapter``) when it copies a figure or video into ``media/``, wherever the
+chapter runs (Jupyter Lab, nbclient), and the site build when it moves a chapter's staged media
+into ``media/``:
 
 - PNG: same size, and at most ``PIXEL_FRACTION`` of the pixels lack a look-alike: a pixel of
   the other image within ``SHIFT`` pixels whose channels differ by at most ``PIXEL_LEVEL``
@@ -27,15 +30,20 @@ fraction of pixels without a look-alike:
 
 ``PIXEL_FRACTION`` sits at their geometric mean, 1.4e-4: a margin of about 3.6x either way, set
 by 017's round-off and 011's smallest change (015's drape no longer sets it: its Newton steps
-were halved at random by a line search deciding on the round-off of its 1e10 pins, which left
-trajectories 2e-3 m apart under another BLAS kernel and a 1.4x margin).
+were halved at random by a line search deciding on the round-off of its 1e10 pins, then measured
+in expanded form, which left trajectories 2e-3 m apart under another BLAS kernel and a 1.4x
+margin; the pins' energy and force are now exact on the held coordinates and the drape takes
+full steps with the line search on).
 """
+import os
 import re
 import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
+from ._atomic import atomic_copy
 
 PIXEL_LEVEL = 32            # two pixels look alike when no channel differs by more than this (of 255)
 SHIFT = 1                   # ... and a pixel's look-alike may be this many pixels away (half a CSS pixel at 2x)
@@ -213,7 +221,7 @@ def compare_pngs(new, old, level=PIXEL_LEVEL, fraction=PIXEL_FRACTION):
 
 def find_ffmpeg():
     """The pinned ffmpeg that decodes videos."""
-    from simkit.filesystem._encoder import find_encoder
+    from ._encoder import find_encoder
     return find_encoder().exe
 
 
@@ -244,3 +252,29 @@ def compare(new, old, ffmpeg=None):
     except (OSError, ValueError) as err:          # an unreadable published file: publish the new one
         return Comparison(False, f"not comparable ({err})".splitlines()[0], float("nan"))
     return Comparison(False, "bytes differ", float("nan"))
+
+
+def publish(path, published):
+    """Copy a new rendering to its published place, unless the file there already shows the same.
+
+    ``compare`` decides: PNGs by their pixels, MP4s by format, frame count and decoded frames; a
+    difference no reader could see keeps the published bytes. The chapters' publisher
+    (``Chapter.figure``, ``Chapter.video``) copies every figure and video through it.
+
+    Parameters
+    ----------
+    path : str
+        The new rendering (a ``.png`` or ``.mp4`` in ``results/``).
+    published : str
+        Absolute path of its published copy (in ``course.publish.media_dir()``); written atomically
+        when replaced.
+
+    Returns
+    -------
+    replaced : bool
+        False when the published file was kept.
+    """
+    if os.path.isfile(published) and compare(path, published).same:
+        return False
+    atomic_copy(path, published, "published")
+    return True

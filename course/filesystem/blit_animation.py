@@ -8,14 +8,14 @@ that background, moves the animated artists to frame ``i`` (``set_frame``) and d
 them. The result equals a full redraw of frame ``i`` provided every animated artist lies
 in an Axes and sits above the static artists of its Axes (higher zorder), which the
 class enforces for the Axes-level check and documents for the zorder.
-``simkit.filesystem.save_animation`` recognizes this class and uses exactly these public
+``course.filesystem.save_animation`` recognizes this class and uses exactly these public
 methods; in interactive backends it animates through matplotlib's own blitting.
 """
 import numpy as np
 from matplotlib.animation import FuncAnimation
 from matplotlib.artist import Artist
 
-from .. import _validate
+from simkit import checks
 
 
 class BlitAnimation(FuncAnimation):
@@ -40,8 +40,9 @@ class BlitAnimation(FuncAnimation):
     """
 
     def __init__(self, fig, update, n_frames, artists, interval=50, repeat=True):
-        _validate.callables(update=update)
-        n_frames = _validate.integer(n_frames, "n_frames", low=1)
+        if not callable(update):
+            raise TypeError(f"update: expected a callable, got {type(update).__name__}")
+        n_frames = checks.integer(n_frames, "n_frames", low=1)
         artists = list(artists)
         if not artists:
             raise ValueError("artists: expected at least one animated artist")

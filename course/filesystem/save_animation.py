@@ -1,5 +1,5 @@
 """Deterministic, atomic H.264 MP4 export of a matplotlib animation, frames piped to ffmpeg."""
-from .. import _validate
+from simkit import checks
 from ._atomic import atomic_copy, atomic_target, check_output_path, make_parent
 from ._encoder import find_ffmpeg
 from ._ffmpeg_pipe import FFmpegPipe
@@ -12,7 +12,7 @@ def save_animation(anim, path, fps, copy_to=None):
     """Render every frame of an animation into an H.264 MP4 that browsers play.
 
     Frames go straight from the Agg canvas (``buffer_rgba()``) to ffmpeg's stdin, one
-    draw per frame and no image file per frame. A ``simkit.filesystem.BlitAnimation`` is
+    draw per frame and no image file per frame. A ``course.filesystem.BlitAnimation`` is
     rendered by blitting (static artists drawn once; per frame the background is restored
     and only the animated artists drawn), any other matplotlib Animation by a full draw of
     each frame. The video is ``yuv420p``, even-sized, ``+faststart``, and bit-exact: the
@@ -45,7 +45,7 @@ def save_animation(anim, path, fps, copy_to=None):
 
     if not isinstance(anim, Animation):
         raise TypeError(f"anim: expected a matplotlib Animation, got {type(anim).__name__}")
-    fps = _validate.positive_scalar(fps, "fps")
+    fps = checks.positive_scalar(fps, "fps")
     path = check_output_path(path, ".mp4", "path")
     if copy_to is not None:
         copy_to = check_output_path(copy_to, ".mp4", "copy_to")

@@ -15,7 +15,7 @@ class PipeWriter(AbstractMovieWriter):
 
     Parameters
     ----------
-    pipe : simkit.filesystem._ffmpeg_pipe.FFmpegPipe
+    pipe : course.filesystem._ffmpeg_pipe.FFmpegPipe
         Open pipe receiving the frames.
     fps : float
         Frame rate (informational; the pipe owns the encoding rate).
