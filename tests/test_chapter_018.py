@@ -41,7 +41,7 @@ SAFE = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.
 
 def tunable(name):
     """A parameter of the chapter's first code cell (``NAME = value`` or ``A, B = a, b``), evaluated from its
-    literal (numbers, arithmetic, tuples)."""
+    literal (numbers, arithmetic, tuples, lists, ``np.array(literal)``)."""
     nb = json.loads((ROOT / "book" / f"{CHAPTER}.ipynb").read_text())
     first = next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
     tree = ast.parse("\n".join(l for l in first.splitlines() if not l.startswith("%")))
@@ -49,6 +49,8 @@ def tunable(name):
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
         target, value = node.targets[0], node.value
+        if isinstance(value, ast.Call) and ast.unparse(value.func) == "np.array" and len(value.args) == 1:
+            value = value.args[0]                                    # np.array(literal): the literal
         names = [target.id] if isinstance(target, ast.Name) else [
             t.id for t in getattr(target, "elts", []) if isinstance(t, ast.Name)]
         if name not in names or not all(isinstance(n, SAFE) for n in ast.walk(ast.Expression(value))):
@@ -144,13 +146,30 @@ def check_run(unconverged, intersecting, states, expected_states):
 # section 1
 # ---------------------------------------------------------------------------------------------
 
+def check_point_triangle(difference, points):
+    assert difference <= 1e-12 and points == tunable("PROBES") ** 2
+
+
+def check_kink_removed(b_slopes, mb_slopes):
+    left, right = b_slopes
+    assert np.sign(left) != np.sign(right) and min(abs(left), abs(right)) > 1e-6      # b(d) has a kink
+    assert max(np.abs(mb_slopes)) < 1e-2 * min(abs(left), abs(right))                 # m b(d) is flat there
+
+
 def test_point_triangle_distance_is_its_definition(printed):
     difference, points = line(rf"point-triangle distance against its definition: max difference {NUM} m over "
                               r"(\d+) points", printed)
-    assert difference <= 1e-12 and points == tunable("PROBES") ** 2
+    check_point_triangle(difference, points)
     shares = np.array(line(r"share of the plane: face (\d+)%, edges (\d+)% (\d+)% (\d+)%, vertices (\d+)% (\d+)% "
                            r"(\d+)%", printed), dtype=float)
     assert abs(shares.sum() - 100) <= 4 and np.all(shares > 0)        # rounded to whole per cents; all seven seen
+    # a distance that took the plane's everywhere (no regions) would print a large difference
+    a, b, c = (np.array(v, float) for v in tunable("TRIANGLE"))
+    P = np.array([[1.3, 0.9, tunable("PROBE_HEIGHT")], [-0.4, -0.4, tunable("PROBE_HEIGHT")]])
+    plane_only = np.full(len(P), tunable("PROBE_HEIGHT"))
+    true = contact.point_triangle_distance(P, *(np.broadcast_to(q, P.shape) for q in (a, b, c)))
+    with pytest.raises(AssertionError):
+        check_point_triangle(np.abs(true - plane_only).max(), points)
 
 
 def test_edge_edge_barrier_has_a_kink_that_the_mollifier_removes(printed):
@@ -158,10 +177,11 @@ def test_edge_edge_barrier_has_a_kink_that_the_mollifier_removes(printed):
     length = tunable("EE_LENGTH")
     assert eps_x == pytest.approx(1e-3 * length ** 4, rel=1e-3)
     assert window == pytest.approx(np.degrees(np.arcsin(np.sqrt(1e-3))), abs=0.01)
-    left, right = line(rf"b\(d\) at parallel: one-sided slopes {NUM} and {NUM} per rad", printed)
-    assert np.sign(left) != np.sign(right) and min(abs(left), abs(right)) > 1e-6      # a kink
-    m_left, m_right = line(rf"m b\(d\) at parallel: one-sided slopes {NUM} and {NUM} per rad", printed)
-    assert max(abs(m_left), abs(m_right)) < 1e-2 * min(abs(left), abs(right))          # flat: C1 at parallel
+    b_slopes = line(rf"b\(d\) at parallel: one-sided slopes {NUM} and {NUM} per rad", printed)
+    mb_slopes = line(rf"m b\(d\) at parallel: one-sided slopes {NUM} and {NUM} per rad", printed)
+    check_kink_removed(b_slopes, mb_slopes)
+    with pytest.raises(AssertionError):
+        check_kink_removed(b_slopes, b_slopes)                     # no mollifier: m b(d) = b(d)
 
 
 # ---------------------------------------------------------------------------------------------
