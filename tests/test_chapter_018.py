@@ -294,8 +294,9 @@ def test_saved_runs_recheck(chapter_run):
             assert rod_above_supports(x, rod, supports).all()
         else:
             assert not contact.count_intersections(x, saved["faces"]).any(), scene
-    # the tet's last dynamic state is at rest within a micrometre of the closed-form gap
+    # the last dynamic states of the tet and the rod are at rest within a micrometre of the closed-form gaps
     assert results("tet")["x"][-1, :3, 1] == pytest.approx(np.full(3, tet_gap()), abs=1e-6)
+    assert results("rod")["x"][-1, :2, 1] == pytest.approx(np.full(2, rod_gap()), abs=1e-6)
 
 
 def rod_above_supports(states, rod, supports):
