@@ -28,13 +28,14 @@ serve:  ## the built site on http://localhost:$(PORT)
 lab: $(READY)  ## Jupyter Lab on the chapters, with the course environment
 	$(BIN)/jupyter lab --notebook-dir=book
 
-bench: $(READY)  ## print the library, 3D, contact and video benchmarks (SIMKIT_UPSTREAM=dir adds upstream ratios)
+bench: $(READY)  ## print the library, 3D, FEM, contact, reduced-model, render and video benchmarks (SIMKIT_UPSTREAM=dir adds upstream ratios)
 	$(BIN)/python benchmarks/bench_simkit.py
 	$(BIN)/python benchmarks/bench_3d.py
 	$(BIN)/python benchmarks/bench_step.py
 	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_fem.py
 	$(BIN)/python benchmarks/bench_contact_primitives.py
+	$(BIN)/python benchmarks/bench_reduced.py
 	$(BIN)/python benchmarks/bench_video.py
 	$(BIN)/python benchmarks/bench_render.py
 	$(BIN)/python benchmarks/bench_intersections.py

@@ -1,4 +1,4 @@
-"""Benchmark: simkit.intersections_2d on crowded, interpenetrating scenes of growing size; prints a table.
+"""Benchmark: simkit.contact.intersections_2d on crowded, interpenetrating scenes of growing size; prints a table.
 
 Run from the repository root::
 
@@ -38,12 +38,12 @@ def main():
     print(f"{'segments':>9s} {'crossing pairs':>15s} {'vertices inside':>16s} {'time (ms)':>10s} {'us/segment':>11s}")
     for count in [100, 1_000, 10_000]:
         X, S, bodies = polygons(rng, count)
-        pairs, inside = simkit.intersections_2d(X, S, bodies)
-        seconds = best_of(lambda: simkit.intersections_2d(X, S, bodies), 5 if count < 10_000 else 2)
+        pairs, inside = simkit.contact.intersections_2d(X, S, bodies)
+        seconds = best_of(lambda: simkit.contact.intersections_2d(X, S, bodies), 5 if count < 10_000 else 2)
         print(f"{len(S):9d} {len(pairs):15d} {len(inside):16d} {1e3 * seconds:10.1f} {1e6 * seconds / len(S):11.2f}")
     X, S, bodies = polygons(rng, 3, sides=12)
     states = X[None] + 0.05 * rng.standard_normal((121, 1, 2))
-    seconds = best_of(lambda: simkit.count_intersections_2d(states, S, bodies), 5)
+    seconds = best_of(lambda: simkit.contact.count_intersections_2d(states, S, bodies), 5)
     print(f"count_intersections_2d, 3 bodies of 12 segments, 121 states: {1e3 * seconds:.1f} ms")
 
 

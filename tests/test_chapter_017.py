@@ -9,7 +9,6 @@ from scipy.optimize import brentq
 
 import chapter_checks as checks
 import simkit.terms
-import simkit.terms.contact
 from conftest import ROOT
 
 CHAPTER = "017_contact"
@@ -148,21 +147,35 @@ def test_stacked_blocks_never_interpenetrate(printed):
 
 
 def test_intersection_check_fails_without_the_segment_filter(monkeypatch, tmp_path):
-    """Section 6 run with SegmentContact's CCD filter off: vertices tunnel through the other blocks'
+    """Section 6 run with MeshContact's CCD filter off: vertices tunnel through the other blocks'
     boundaries, and the printed count says so (the barrier's smallest distance stays positive)."""
-    monkeypatch.setattr(simkit.terms.contact.SegmentContact, "max_step", lambda self, x, dx: 1.0)
-    text = checks.run_cells(CHAPTER, ["c017-01", "c017-21", "c017-26"], monkeypatch, tmp_path)
+    monkeypatch.setattr(simkit.terms.MeshContact, "max_step", lambda self, x, dx: 1.0)
+    text = checks.run_cells(CHAPTER, ["c017-01", "c017-05b", "c017-26"], monkeypatch, tmp_path)
     count, states = line(r"intersections: (\d+) in (\d+) states", text)
     assert int(states) == 121 and int(count) > 100
 
 
-def test_filtered_line_search_stops_what_plain_newton_tunnels(printed):
-    y_plain, = line(rf"without the filter: the step ends at y = {NUM} m, below the platform", printed)
+def check_filtered_step(text):
+    y_plain, = line(rf"without the filter: the step ends at y = {NUM} m, below the platform", text)
     assert y_plain < 0
     alpha, t_impact, d_min = line(rf"with the filter: first step fraction {NUM} = 0\.9 x time of impact {NUM}, "
-                                  rf"smallest distance of all iterates {NUM} m", printed)
-    assert alpha == pytest.approx(0.9 * t_impact, rel=1e-3)
+                                  rf"smallest distance of all iterates {NUM} m", text)
+    assert alpha == pytest.approx(0.9 * t_impact, rel=1e-3)            # the exact time of impact, not the CCD's
     assert 0 < alpha < 1 and d_min > 0
+
+
+def test_filtered_line_search_stops_what_plain_newton_tunnels(printed):
+    check_filtered_step(printed)
+
+
+def test_filtered_step_check_fails_for_a_loose_time_of_impact(monkeypatch, tmp_path):
+    """Section 4 with a CCD whose lower bound is 1% early (a loose additive CCD): the first step fraction is no
+    longer 0.9 times the exact time of impact the cell computes, and the check says so."""
+    real = simkit.terms.MeshContact.max_step
+    monkeypatch.setattr(simkit.terms.MeshContact, "max_step", lambda self, x, dx: 0.99 * real(self, x, dx))
+    text = checks.run_cells(CHAPTER, ["c017-01", "c017-05b", "c017-17"], monkeypatch, tmp_path)
+    with pytest.raises(AssertionError, match="comparison failed"):     # a number, not a missing line
+        check_filtered_step(text)
 
 
 def test_sliding_block_accelerates_at_the_coulomb_rate(printed):

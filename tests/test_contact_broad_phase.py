@@ -107,10 +107,10 @@ def box_gap(A, B):
     return np.maximum(A.min(axis=1) - B.max(axis=1), B.min(axis=1) - A.max(axis=1)).max(axis=1)
 
 
-def brute_candidates(X, E, F, inflation, bodies=None, fixed=None, X1=None):
+def brute_candidates(X, E, F, inflation, bodies=None, fixed=None, X1=None, points=None):
     n = len(X)
     fixed = np.zeros(n, bool) if fixed is None else fixed
-    P = np.unique(np.concatenate([E.ravel(), F.ravel()]))
+    P = np.unique(np.concatenate([E.ravel(), F.ravel()])) if points is None else np.asarray(points)
     traj = (lambda T: X[T]) if X1 is None else (lambda T: np.concatenate([X[T], X1[T]], axis=-2))
     pv, pf = np.repeat(P, len(F)), np.tile(np.arange(len(F)), len(P))
     keep = (F[pf] != pv[:, None]).all(axis=1) & ~(fixed[pv] & fixed[F[pf]].all(axis=1))
@@ -168,6 +168,21 @@ def test_candidates_skip_same_body_and_fixed_pairs():
     np.testing.assert_array_equal(same.fixed, fixed)
 
 
+def test_listed_points_replace_the_default_points():
+    """A free particle (on no edge) is a point only when listed; a listed set leaves the other vertices out."""
+    rng = np.random.default_rng(8)
+    X, F, E = crumpled_sheet(rng)
+    X = np.concatenate([X, [[0.53, 0.2, 0.47]]])                       # a particle over the sheet's middle
+    n = len(X)
+    assert n - 1 not in CollisionMesh(X, E, F).points
+    listed = np.r_[np.arange(0, n - 1, 2), n - 1]
+    mesh = CollisionMesh(X, E, F, points=listed[::-1])
+    np.testing.assert_array_equal(mesh.points, listed)
+    pt, ee = mesh.candidates(X, 0.3)
+    want_pt, want_ee = brute_candidates(X, E, F, 0.3, points=listed)
+    assert as_set(pt) == want_pt and as_set(ee) == want_ee and n - 1 in pt[:, 0]
+
+
 def test_static_obstacle_pairs_are_never_queried(monkeypatch):
     """A fixed ground of 800 triangles under a 2-triangle patch: no box query holds two static sets."""
     m = 21
@@ -195,6 +210,10 @@ def test_collision_mesh_errors():
     X = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
     F = np.array([[0, 1, 2], [1, 3, 2]])
     E = simkit.edges(F)
+    with pytest.raises(ValueError, match="^points: expected distinct vertex indices, got 1 repeated"):
+        CollisionMesh(X, E, F, points=[0, 2, 0])
+    with pytest.raises(ValueError, match=r"^points: expected indices in \[0, 4\)"):
+        CollisionMesh(X, E, F, points=[4])
     with pytest.raises(ValueError, match=r"^edges: expected indices in \[0, 4\)"):
         CollisionMesh(X, np.array([[0, 4]]))
     with pytest.raises(ValueError, match="^edges: edge 1 joins vertex 2 to itself"):

@@ -5,7 +5,6 @@
 import numpy as np
 import pytest
 
-from simkit import ccd as ccd_2d
 from simkit import contact
 from simkit.contact import _additive_ccd
 from simkit.contact.edge_edge_ccd import _distance as ee_distance
@@ -14,6 +13,8 @@ from simkit.contact.point_edge_ccd import _distance as pe_distance
 from simkit.contact.point_edge_ccd import _point_edge_ccd
 from simkit.contact.point_triangle_ccd import _distance as pt_distance
 from simkit.contact.point_triangle_ccd import _point_triangle_ccd
+
+import segment_contact_reference as reference
 
 TRIANGLE = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
 EDGE = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
@@ -152,10 +153,11 @@ def test_the_state_at_the_returned_time_and_every_sampled_state_before_it_are_fr
 
 
 def test_2d_point_edge_is_a_tight_lower_bound_of_the_exact_2d_ccd():
-    """Against simkit.ccd's closed-form 2D vertex-segment impact (roots of a quadratic)."""
+    """Against the closed-form 2D vertex-segment impact (roots of a quadratic, tests/segment_contact_reference.py)."""
     X0, X1 = random_motions("point_edge", 2000, 2)
     ours = _point_edge_ccd(X0, X1)
-    exact = np.array([ccd_2d._segment_impact(x0, x1 - x0, np.array([[0, 1, 2]])) for x0, x1 in zip(X0, X1)])
+    stencil = np.array([[0, 1, 2]])
+    exact = np.array([reference.impact_times(x0, x1 - x0, stencil)[0] for x0, x1 in zip(X0, X1)])
     hit = np.isfinite(exact)
     assert hit.sum() > 100
     assert (ours[hit] <= exact[hit] * (1 + 1e-9)).all()

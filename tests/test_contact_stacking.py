@@ -5,7 +5,9 @@ import scipy.sparse as sps
 import simkit
 from simkit import energies as en
 from simkit.integrators import backward_euler
-from simkit.terms import HalfSpaceContact, SegmentContact
+from simkit.terms import HalfSpaceContact, MeshContact
+
+import segment_contact_reference as reference
 
 REST = 1e-6
 
@@ -29,7 +31,8 @@ def test_two_bodies_stack_at_rest_on_the_ground():
     mass = np.full(n, 0.1)
     g, h, ym = 9.8, 0.05, 2000.0
     ground = HalfSpaceContact(n, 2, [0.0, 0.0], [0.0, 1.0], 0.02, 1e3, mass)
-    between = SegmentContact(n, B, 0.02, 1e3, mass, bodies=bodies)
+    between = MeshContact(X, 0.02, 1e3, edges=B, weight=mass, bodies=bodies)
+    pairs = reference.pairs(B, n, bodies=bodies)
     f_g = np.column_stack([np.zeros(n), -mass * g]).reshape(-1, 1)
     M = sps.diags(np.repeat(mass, 2), format="csc")
     springs = lambda f: (lambda x: f(x.reshape(n, 2), E, ym, 1.0, l0))
@@ -46,7 +49,7 @@ def test_two_bodies_stack_at_rest_on_the_ground():
                                            max_step=contact_filter, step_norm=lambda dx: np.abs(dx).max() / h,
                                            return_info=True), x
         unconverged += not info["converged"]
-        closest = min(closest, ground.distances(x).min(), between.distances(x).min())
+        closest = min(closest, ground.distances(x).min(), reference.distances(x.reshape(n, 2), pairs).min())
     assert unconverged == 0 and closest > 0
     assert np.abs(x - x_prev).max() / h < 1e-9
     Y = x.reshape(n, 2)

@@ -1,4 +1,4 @@
-"""simkit.intersections_2d: exact segment crossings and vertices inside other bodies, against closed
+"""simkit.contact.intersections_2d: exact segment crossings and vertices inside other bodies, against closed
 forms on squares, a brute-force rational-arithmetic oracle on random scenes and near-degenerate
 configurations, and the batched count against the single-state function."""
 from fractions import Fraction
@@ -7,8 +7,9 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-import simkit
-from simkit.intersections_2d import _orient
+from simkit import contact
+from simkit.contact import count_intersections_2d, intersections_2d
+from simkit.contact._orient import orient2d as _orient
 
 
 def square(x0, y0, size=1.0):
@@ -30,7 +31,7 @@ def scene(*squares):
 
 def test_overlapping_squares_cross_twice_and_hold_one_corner_of_each_other():
     X, S, bodies = scene(square(0, 0), square(0.5, 0.5))
-    pairs, inside = simkit.intersections_2d(X, S, bodies)
+    pairs, inside = intersections_2d(X, S, bodies)
     # A's right edge crosses B's bottom edge, A's top edge crosses B's left edge
     np.testing.assert_array_equal(pairs, [[1, 4], [2, 7]])
     np.testing.assert_array_equal(inside, [[2, 1], [4, 0]])            # (1, 1) in B, (0.5, 0.5) in A
@@ -38,25 +39,25 @@ def test_overlapping_squares_cross_twice_and_hold_one_corner_of_each_other():
 
 def test_a_swallowed_body_crosses_nothing_and_every_vertex_is_inside():
     X, S, bodies = scene(square(0, 0, 3.0), square(1, 1))
-    pairs, inside = simkit.intersections_2d(X, S, bodies)
+    pairs, inside = intersections_2d(X, S, bodies)
     assert pairs.shape == (0, 2)
     np.testing.assert_array_equal(inside, [[4, 0], [5, 0], [6, 0], [7, 0]])
 
 
 def test_touching_corners_intersect_and_a_gap_of_one_ulp_does_not():
     X, S, bodies = scene(square(0, 0), square(1, 1))
-    pairs, inside = simkit.intersections_2d(X, S, bodies)
+    pairs, inside = intersections_2d(X, S, bodies)
     np.testing.assert_array_equal(pairs, [[1, 4], [1, 7], [2, 4], [2, 7]])   # the edges meeting at (1, 1)
     assert inside.shape == (0, 2)                                           # on a boundary is not inside
     X[4:] += [np.spacing(1.0), 0.0]
-    pairs, inside = simkit.intersections_2d(X, S, bodies)
+    pairs, inside = intersections_2d(X, S, bodies)
     assert pairs.shape == (0, 2) and inside.shape == (0, 2)
 
 
 def test_a_vertex_on_another_body_s_edge_is_a_touch_not_inside():
     X, S, bodies = scene(square(0, 0), square(0.25, 1.2, 0.5))
     X[4] = [0.5, 1.0]                                                     # B's corner on A's top edge
-    pairs, inside = simkit.intersections_2d(X, S, bodies)
+    pairs, inside = intersections_2d(X, S, bodies)
     np.testing.assert_array_equal(pairs, [[2, 4], [2, 7]])
     assert inside.shape == (0, 2)
 
@@ -64,17 +65,17 @@ def test_a_vertex_on_another_body_s_edge_is_a_touch_not_inside():
 def test_segments_of_one_body_never_count():
     X = np.array([[0, 0], [2, 2], [2, 0], [0, 2]], dtype=float)          # a self-crossing bow tie
     S = np.array([[0, 1], [1, 2], [2, 3], [3, 0]])
-    pairs, inside = simkit.intersections_2d(X, S, np.zeros(4, dtype=int))
+    pairs, inside = intersections_2d(X, S, np.zeros(4, dtype=int))
     assert pairs.shape == (0, 2) and inside.shape == (0, 2)
 
 
 def test_interior_vertices_are_tested_when_bodies_are_labelled():
     X, S, bodies = scene(square(0, 0), square(0.5, 0.5))
     X = np.vstack([X, [[0.9, 0.9]]])                                      # an interior node of body 1, inside A
-    pairs, inside = simkit.intersections_2d(X, S, np.r_[bodies, 1])
+    pairs, inside = intersections_2d(X, S, np.r_[bodies, 1])
     assert [8, 0] in inside.tolist()
     # without labels only the vertices on segments are tested, and bodies are the segments' components
-    _, inside_unlabelled = simkit.intersections_2d(X, S)
+    _, inside_unlabelled = intersections_2d(X, S)
     np.testing.assert_array_equal(inside_unlabelled, [[2, 1], [4, 0]])
 
 
@@ -112,11 +113,11 @@ def test_crossings_decided_by_the_last_bit():
     X = np.array([[0.0, 0.0], [1.0, 1.0], [0.3, 1.0], [0.3, 0.3], [0.7, 0.0], [0.7, 0.7]])
     S = np.array([[0, 1], [2, 3], [4, 5]])
     bodies = np.array([0, 0, 1, 1, 2, 2])
-    pairs, _ = simkit.intersections_2d(X, S, bodies)
+    pairs, _ = intersections_2d(X, S, bodies)
     assert pairs.tolist() == [[0, 1], [0, 2]]                               # both end exactly on the diagonal
     X[3, 1] = np.nextafter(0.3, 1.0)                                        # coming down: one ulp short
     X[5, 1] = np.nextafter(0.7, 1.0)                                        # coming up: one ulp past
-    pairs, _ = simkit.intersections_2d(X, S, bodies)
+    pairs, _ = intersections_2d(X, S, bodies)
     assert pairs.tolist() == [[0, 2]]
 
 
@@ -173,7 +174,7 @@ def polygons(rng, count, sides, spread, snap=None):
                                                               (2, 10, 4, 3.0, 0.25), (3, 6, 6, 1.5, 0.5)])
 def test_every_intersection_is_found_as_by_brute_force(seed, count, sides, spread, snap):
     X, S, bodies = polygons(np.random.default_rng(seed), count, sides, spread, snap)
-    pairs, inside = simkit.intersections_2d(X, S, bodies)
+    pairs, inside = intersections_2d(X, S, bodies)
     expected_pairs, expected_inside = brute_force(X, S, bodies)
     assert len(expected_pairs) and len(expected_inside)               # the scenes do interpenetrate
     np.testing.assert_array_equal(pairs, expected_pairs)
@@ -186,7 +187,7 @@ def test_a_long_segment_among_short_ones_is_binned_without_loss():
     X = np.vstack([X, [[-1.0, 3.0], [8.0, 3.2]]])                          # one thin body across the scene
     S = np.vstack([S, [[len(X) - 2, len(X) - 1]]])
     bodies = np.r_[bodies, 99, 99]
-    pairs, inside = simkit.intersections_2d(X, S, bodies)
+    pairs, inside = intersections_2d(X, S, bodies)
     expected_pairs, expected_inside = brute_force(X, S, bodies)
     np.testing.assert_array_equal(pairs, expected_pairs)
     np.testing.assert_array_equal(inside, expected_inside)
@@ -196,12 +197,12 @@ def test_counts_over_states_are_the_single_state_results():
     rng = np.random.default_rng(11)
     X, S, bodies = polygons(rng, 6, 5, 3.0)
     states = X[None] + np.linspace(0, 1, 7)[:, None, None] * rng.uniform(-1, 1, (1,) + X.shape)
-    counts = simkit.count_intersections_2d(states, S, bodies)
-    expected = [sum(len(r) for r in simkit.intersections_2d(P, S, bodies)) for P in states]
+    counts = count_intersections_2d(states, S, bodies)
+    expected = [sum(len(r) for r in intersections_2d(P, S, bodies)) for P in states]
     np.testing.assert_array_equal(counts, expected)
     apart = states.copy()
     apart[:] = X + 10.0 * bodies[:, None]                                  # every body moved far from the others
-    np.testing.assert_array_equal(simkit.count_intersections_2d(apart, S, bodies), 0)
+    np.testing.assert_array_equal(count_intersections_2d(apart, S, bodies), 0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,16 +220,24 @@ def test_counts_over_states_are_the_single_state_results():
 ])
 def test_bad_input_is_named(X, S, bodies, error, match):
     with pytest.raises(error, match=match):
-        simkit.intersections_2d(X, S, bodies)
+        intersections_2d(X, S, bodies)
 
 
 def test_bad_states_are_named():
     with pytest.raises(ValueError, match=r"^states: expected shape \(T, n, 2\)"):
-        simkit.count_intersections_2d(np.zeros((4, 2)), [[0, 1]])
+        count_intersections_2d(np.zeros((4, 2)), [[0, 1]])
+
+
+def test_the_3d_mesh_tests_point_2d_states_here():
+    X, S, bodies = scene(square(0, 0), square(0.5, 0.5))
+    with pytest.raises(ValueError, match=r"^states: expected \(N, n, 3\) positions.*simkit\.contact\.intersections_2d"):
+        contact.count_intersections(X[None], np.array([[0, 1, 2]]))
+    with pytest.raises(ValueError, match=r"^x: expected \(n, 3\) positions.*count_intersections_2d"):
+        contact.has_intersections(X, np.array([[0, 1, 2]]))
 
 
 def test_no_segments_means_no_intersections():
-    pairs, inside = simkit.intersections_2d(np.zeros((3, 2)), np.zeros((0, 2), dtype=int))
+    pairs, inside = intersections_2d(np.zeros((3, 2)), np.zeros((0, 2), dtype=int))
     assert pairs.shape == (0, 2) and inside.shape == (0, 2)
-    np.testing.assert_array_equal(simkit.count_intersections_2d(np.zeros((2, 3, 2)), np.zeros((0, 2), dtype=int)),
+    np.testing.assert_array_equal(count_intersections_2d(np.zeros((2, 3, 2)), np.zeros((0, 2), dtype=int)),
                                   [0, 0])

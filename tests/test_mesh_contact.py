@@ -8,6 +8,7 @@ from simkit import contact, terms
 from simkit import energies as en
 from simkit.terms.mesh_contact import MeshContact
 
+import segment_contact_reference as reference
 from mesh_contact_scenes import D_HAT, crossing_rods, folded_sheet, point_over_face, two_sheets
 
 FD_STEP = 1e-8          # positions are ~1e-2, distances ~1e-3
@@ -206,7 +207,9 @@ def test_no_collision_gives_exact_zeros():
     assert len(term.friction_frame(x).normal_force) == 0
 
 
-def test_2d_segments_agree_with_segment_contact():
+def test_2d_segments_are_the_all_pairs_sum():
+    """In 2D, the merged collision set gives the energy, gradient and exact Hessian of the plain sum over every
+    vertex-segment pair (tests/segment_contact_reference.py), where a vertex near a shared end counts per segment."""
     rng = np.random.default_rng(4)
     k = 10
     t = np.linspace(0.0, 2 * np.pi, k, endpoint=False)
@@ -217,18 +220,17 @@ def test_2d_segments_agree_with_segment_contact():
     bodies = np.repeat([0, 1], k)
     w = rng.uniform(0.5, 2.0, 2 * k)
     x = X.reshape(-1, 1)
-    for psd in (False, True):
-        ours = MeshContact(X, 0.2, KAPPA, edges=S, weight=w, bodies=bodies, psd=psd)
-        old = terms.SegmentContact(2 * k, S, 0.2, KAPPA, w, bodies=bodies, psd=psd)
-        groups = {g.name for g in ours.collisions(x).groups}
-        assert groups == {"point-point", "point-edge"}
-        np.testing.assert_allclose(ours.energy(x), old.energy(x), rtol=EXACT)
-        g = old.gradient(x)
-        np.testing.assert_allclose(ours.gradient(x), g, rtol=0, atol=EXACT * np.abs(g).max())
-        if not psd:
-            H = old.hessian(x).toarray()
-            np.testing.assert_allclose(ours.hessian(x).toarray(), H, rtol=0, atol=EXACT * np.abs(H).max())
-    P = ours.hessian(x).toarray()
+    pairs = reference.pairs(S, len(X), bodies=bodies)
+    ours = MeshContact(X, 0.2, KAPPA, edges=S, weight=w, bodies=bodies, psd=False)
+    groups = ours.collisions(x).groups
+    assert {g.name for g in groups} == {"point-point", "point-edge"}
+    assert len(ours.collisions(x)) < (reference.distances(X, pairs) < 0.2).sum()     # merged: near shared ends
+    np.testing.assert_allclose(ours.energy(x), reference.energy(X, pairs, 0.2, KAPPA, w), rtol=EXACT)
+    g = reference.gradient(X, pairs, 0.2, KAPPA, w)
+    np.testing.assert_allclose(ours.gradient(x), g, rtol=0, atol=EXACT * np.abs(g).max())
+    H = reference.hessian(X, pairs, 0.2, KAPPA, w)
+    np.testing.assert_allclose(ours.hessian(x).toarray(), H, rtol=0, atol=EXACT * np.abs(H).max())
+    P = MeshContact(X, 0.2, KAPPA, edges=S, weight=w, bodies=bodies).hessian(x).toarray()
     assert np.linalg.eigvalsh(P).min() > -1e-10 * np.abs(P).max()
 
 

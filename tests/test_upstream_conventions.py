@@ -73,6 +73,10 @@ DELIBERATE_DIFFERENCES = {
     "quadratic_gradient": ("ndarray",),
     "save_figure": ("PNG only",),
     "save_animation": ("MP4 only",),
+    "lbs_jacobian": ("csc_matrix",),
+    "skinning_eigenmodes": ("csc_matrix",),
+    "linear_modal_analysis": ("keyword-only", "1e-6 M"),
+    "spectral_cubature": ("k entries",),
 }
 
 PINNED = {}
@@ -146,6 +150,9 @@ def test_signatures_keep_upstream_argument_names_and_order():
         "forward_euler": ["x_curr", "v_curr", "gradient_func", "M", "h"],
         "newton_solver": ["x0", "energy_func", "gradient_func", "hessian_func", "tolerance", "max_iter",
                           "do_line_search", "return_info"],
+        "linear_modal_analysis": ["X", "T", "k", "bI"], "skinning_eigenmodes": ["X", "T", "k", "mu", "bI", "Aeq"],
+        "lbs_jacobian": ["V", "W"], "spectral_cubature": ["X", "T", "W", "k", "return_labels", "return_centroids"],
+        "project_into_subspace": ["y", "B", "M", "BMB", "BMy"], "dirichlet_laplacian": ["X", "T", "mu", "vector"],
     }
     for name, head in upstream_heads.items():
         module = next(m for m in MODULES.values() if hasattr(m, name))
@@ -622,3 +629,72 @@ def test_elastic_energies_convention(module, material):
     Hx = en.elastic_hessian_x(x, J, 1.0, 3.0, vol, material)
     assert sps.issparse(Hx) and Hx.format == "csc" and Hx.shape == (6, 6)
     assert inspect.signature(en.elastic_hessian_x).parameters["psd"].default is True
+
+
+# ---------------------------------------------------------------------------------------
+# reduced models
+# ---------------------------------------------------------------------------------------
+
+_UNIT_TRIANGLE = (np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([[0, 1, 2]]))
+
+
+@pins("dirichlet_laplacian")
+def test_dirichlet_laplacian_convention():
+    L = simkit.dirichlet_laplacian(*_UNIT_TRIANGLE)
+    assert sps.issparse(L) and L.format == "csc" and L.shape == (3, 3)
+    cot = np.array([[1.0, -0.5, -0.5], [-0.5, 0.5, 0.0], [-0.5, 0.0, 0.5]])     # positive, rows sum to 0
+    np.testing.assert_allclose(L.toarray(), cot, atol=EXACT)
+    np.testing.assert_allclose(simkit.dirichlet_laplacian(*_UNIT_TRIANGLE, 2.0, vector=True).toarray(),
+                               np.kron(2 * cot, np.eye(2)), atol=EXACT)
+
+
+@pins("lbs_jacobian")
+def test_lbs_jacobian_convention():
+    """One vertex (2, 3), one weight 0.5: x_i = 0.5 * (A[i, 0] 2 + A[i, 1] 3 + A[i, 2]), z = vec(A^T) row-major."""
+    J = simkit.lbs_jacobian(np.array([[2.0, 3.0]]), np.array([[0.5]]))
+    assert sps.issparse(J) and J.shape == (2, 6)
+    np.testing.assert_allclose(J.toarray(), [[1.0, 0, 1.5, 0, 0.5, 0], [0, 1.0, 0, 1.5, 0, 0.5]], atol=EXACT)
+
+
+@pins("linear_modal_analysis")
+def test_linear_modal_analysis_convention():
+    """Free right-angle node of a unit triangle: K = I + g g^T (g = (-1, -1)), m = 1/6; upstream adds 1e-6."""
+    X, T = _UNIT_TRIANGLE
+    E, B = simkit.linear_modal_analysis(X, T, 2, np.array([1, 2]))
+    assert E.shape == (2,) and B.shape == (6, 2) and isinstance(B, np.ndarray)
+    np.testing.assert_allclose(E, [6.0 + 1e-6, 18.0 + 1e-6], rtol=EXACT)
+    np.testing.assert_allclose(np.abs(B[:2]), np.sqrt(3.0), rtol=1e-9)      # b^T M b = 1 with m = 1/6
+    np.testing.assert_array_equal(B[2:], 0.0)
+    E_phys, _ = simkit.linear_modal_analysis(X, T, 2, np.array([1, 2]), mu=1.0, lam=1.0, rho=2.0)
+    np.testing.assert_allclose(E_phys, [3.0, 9.0], rtol=EXACT)
+
+
+@pins("skinning_eigenmodes")
+def test_skinning_eigenmodes_convention():
+    """Unit triangle: 6 L has eigenvalues 0, 3, 9; W (n, k), E (k,), B the LBS Jacobian of W."""
+    X, T = _UNIT_TRIANGLE
+    W, E, B = simkit.skinning_eigenmodes(X, T, 3)
+    assert W.shape == (3, 3) and E.shape == (3,)
+    np.testing.assert_allclose(E, [0.0, 3.0, 9.0], atol=1e-12)
+    np.testing.assert_allclose(W[:, 0], np.sqrt(2.0), rtol=EXACT)             # 1 / sqrt(total mass 1/2)
+    assert sps.issparse(B) and B.shape == (6, 3 * 3 * 2)
+    np.testing.assert_allclose(B.toarray(), simkit.lbs_jacobian(X, W).toarray(), rtol=EXACT)
+
+
+@pins("spectral_cubature")
+def test_spectral_cubature_convention():
+    """Two tetrahedra with distinct basis values, k = 2: one per cluster, each weighted by its volume 1/6."""
+    X = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0]])
+    T = np.array([[0, 1, 2, 3], [1, 4, 2, 3]])
+    lI, mc = simkit.spectral_cubature(X, T, X[:, :1], 2)
+    assert sorted(lI.tolist()) == [0, 1]
+    np.testing.assert_allclose(mc, [1 / 6, 1 / 6], rtol=EXACT)
+    assert len(simkit.spectral_cubature(X, T, X[:, :1], 2, True, True)) == 4
+
+
+@pins("project_into_subspace")
+def test_project_into_subspace_convention():
+    """B = [1, 1]^T, M = diag(1, 3), y = (0, 4): z = (0 + 12) / 4 = 3, an (r, 1) array."""
+    z = simkit.project_into_subspace(np.array([0.0, 4.0]), np.ones((2, 1)), sps.diags([1.0, 3.0]))
+    assert z.shape == (1, 1)
+    assert z[0, 0] == pytest.approx(3.0, rel=EXACT)

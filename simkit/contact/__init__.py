@@ -10,7 +10,8 @@
   (``inf`` if none), tight to about 1% on transversal approaches.
 - Exact intersection tests: ``edge_triangle_intersect``, ``triangle_triangle_intersect`` on
   stencils, and for mesh states ``edge_face_intersections``, ``has_intersections`` and, over the
-  frames of a run, ``count_intersections``.
+  frames of a run, ``count_intersections``; for 2D bodies bounded by segments, ``intersections_2d``
+  (crossing segments, vertices inside another body) and ``count_intersections_2d``.
 
 Each distance module also has a private batched entry (``_point_triangle(X, order)`` and so on)
 that takes the stacked stencil ``X = x[stencils]`` (k, m, dim), skips the checks, classifies the
@@ -27,6 +28,7 @@ from .edge_edge_mollifier import (edge_edge_mollifier, edge_edge_mollifier_eleme
                                   edge_edge_mollifier_hessian, edge_edge_mollifier_threshold)
 from .intersections import (count_intersections, edge_face_intersections, edge_triangle_intersect, has_intersections,
                             triangle_triangle_intersect)
+from .intersections_2d import count_intersections_2d, intersections_2d
 from .point_edge_ccd import point_edge_ccd
 from .point_edge_distance import (point_edge_distance, point_edge_distance_element, point_edge_distance_gradient,
                                   point_edge_distance_hessian)
@@ -49,5 +51,5 @@ __all__ = [
     "edge_edge_mollifier_threshold", "edge_edge_mollifier_element",
     "point_triangle_ccd", "edge_edge_ccd", "point_edge_ccd",
     "edge_triangle_intersect", "triangle_triangle_intersect", "edge_face_intersections", "has_intersections",
-    "count_intersections",
+    "count_intersections", "intersections_2d", "count_intersections_2d",
 ]

@@ -32,6 +32,14 @@ def _labels(bodies, n):
     return labels.reshape(n).astype(np.int64)
 
 
+def _points(points, n):
+    P = _validate.index_vector(points, "points", n)
+    unique = np.unique(P)
+    if unique.size != P.size:
+        raise ValueError(f"points: expected distinct vertex indices, got {P.size - unique.size} repeated")
+    return unique
+
+
 def _fixed_mask(fixed, n):
     if fixed is None:
         return np.zeros(n, dtype=bool)
@@ -102,6 +110,10 @@ class CollisionMesh:
         No zero-length edge, none listed twice.
     faces : (f, 3) int array, optional
         Triangles (3D only), of non-zero rest area.
+    points : (p,) int array, optional
+        The vertices that meet the faces (3D) or the segments (2D) as points: distinct indices
+        (default: every vertex of an edge or a face). A vertex on no edge, a free particle, is a
+        point only when listed.
     bodies : (n,) int array, optional
         A body label per vertex: primitives of one body never form a pair (default: any two
         non-adjacent primitives may, so a body can touch itself). Each edge and face lies in one body.
@@ -112,7 +124,8 @@ class CollisionMesh:
     ----------
     n, dim : int
     points : (p,) int array
-        The vertices that can touch: every vertex of an edge or a face.
+        The vertices that can touch faces (3D) or segments (2D), sorted: ``points`` as given, or
+        every vertex of an edge or a face.
     edges, faces : int arrays
         As given (faces (0, 3) when absent).
     rest_length2 : (m,) float array
@@ -120,14 +133,15 @@ class CollisionMesh:
     fixed : (n,) bool array
     """
 
-    def __init__(self, X, edges, faces=None, *, bodies=None, fixed=None):
+    def __init__(self, X, edges, faces=None, *, points=None, bodies=None, fixed=None):
         X = _validate.positions(X, "X")
         self.n, self.dim = X.shape
         self.edges, self.rest_length2 = _check_edges(X, edges)
         if faces is not None and self.dim == 2:
             raise ValueError("faces: expected None in 2D (the boundary segments are the edges), got faces")
         self.faces = np.zeros((0, 3), dtype=np.int64) if faces is None else _check_faces(X, faces, self.edges)
-        self.points = np.unique(np.concatenate([self.edges.reshape(-1), self.faces.reshape(-1)]))
+        self.points = (np.unique(np.concatenate([self.edges.reshape(-1), self.faces.reshape(-1)])) if points is None
+                       else _points(points, self.n))
         self.fixed = _fixed_mask(fixed, self.n)
         self.bodies = None if bodies is None else _labels(bodies, self.n)
         if self.bodies is not None:

@@ -169,9 +169,8 @@ def _point_point_group(X, nodes, weight):
     return _group("point-point", X, nodes, closest.weights, closest.distance, weight)
 
 
-def _point_edge_group(X, nodes, weight, merge=True):
-    if merge:
-        nodes, weight = _merge(np.column_stack([nodes[:, 0], np.sort(nodes[:, 1:], axis=1)]), weight, len(X))
+def _point_edge_group(X, nodes, weight):
+    nodes, weight = _merge(np.column_stack([nodes[:, 0], np.sort(nodes[:, 1:], axis=1)]), weight, len(X))
     closest = _point_edge(X[nodes], 0)
     return _group("point-edge", X, nodes, closest.weights, closest.distance, weight)
 
@@ -215,8 +214,10 @@ def _build_2d(mesh, X, d_hat, weight, point_edge):
     interior = kind == 2
     vertex = nodes[~interior][:, [0, 0]]
     vertex[:, 1] = np.where(kind[~interior] == 0, nodes[~interior, 1], nodes[~interior, 2])
+    inside = np.flatnonzero(on)[interior]                # interiors: one pair per stencil, measured already
     return Collisions([_point_point_group(X, vertex, w[~interior]),
-                       _point_edge_group(X, nodes[interior], w[interior], merge=False)], X.copy())
+                       _group("point-edge", X, nodes[interior], closest.weights[inside], closest.distance[inside],
+                              w[interior])], X.copy())
 
 
 def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):

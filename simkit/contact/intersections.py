@@ -147,46 +147,85 @@ def triangle_triangle_intersect(a0, a1, a2, b0, b1, b2):
 
 
 # ---------------------------------------------------------------------------------------------
-# the broad phase: overlapping boxes of two sets, grouped (one group per state)
+# the broad phase: overlapping boxes of two sets, grouped (one group per state), 2D or 3D
 # ---------------------------------------------------------------------------------------------
 
-def _box_pairs(lo_a, hi_a, group_a, lo_b, hi_b, group_b):
-    """Index pairs (ia, ib) of boxes of sets A and B in the same group whose closed boxes overlap."""
+def _box_pairs(lo_a, hi_a, group_a, lo_b=None, hi_b=None, group_b=None, h=None):
+    """Index pairs (ia, ib) of boxes of sets A and B in the same group whose closed boxes overlap.
+
+    Boxes are (k, dim) corners, dim 2 or 3. Without set B, the pairs within set A, each once
+    (``ia < ib``). ``h`` is the grid's cell size (default: the median extent of all the boxes, the
+    typical primitive's size)."""
     empty = np.zeros(0, dtype=np.int64)
+    self_pairs = lo_b is None
+    if self_pairs:
+        lo_b, hi_b, group_b = lo_a, hi_a, group_a
     if not (len(lo_a) and len(lo_b)):
         return empty, empty
-    extent = np.concatenate([hi_a - lo_a, hi_b - lo_b]).max(axis=1)
     scale = float(np.abs(np.concatenate([lo_a, hi_a, lo_b, hi_b])).max())
-    h = max(float(np.median(extent)), 1e-12 * scale, 1e-300)
-    lo_a, hi_a, lo_b, hi_b = (v / h for v in (lo_a, hi_a, lo_b, hi_b))   # grid cells of size 1
+    if h is None:
+        h = float(np.median(np.concatenate([hi_a - lo_a] if self_pairs else [hi_a - lo_a, hi_b - lo_b]).max(axis=1)))
+    h = max(h, 1e-12 * scale, 1e-300)
+    lo_a, hi_a = lo_a / h, hi_a / h                                 # grid cells of size 1
+    lo_b, hi_b = (lo_a, hi_a) if self_pairs else (lo_b / h, hi_b / h)
     ca0, ca1 = np.floor(lo_a).astype(np.int64), np.floor(hi_a).astype(np.int64)
-    cb0, cb1 = np.floor(lo_b).astype(np.int64), np.floor(hi_b).astype(np.int64)
+    cb0, cb1 = (ca0, ca1) if self_pairs else (np.floor(lo_b).astype(np.int64), np.floor(hi_b).astype(np.int64))
     big_a = (ca1 - ca0 + 1).prod(axis=1) > BIG_BOX_CELLS
-    big_b = (cb1 - cb0 + 1).prod(axis=1) > BIG_BOX_CELLS
-    pairs = [_grid_pairs(ca0, ca1, group_a, ~big_a, cb0, cb1, group_b, ~big_b, lo_a, lo_b)]
+    big_b = big_a if self_pairs else (cb1 - cb0 + 1).prod(axis=1) > BIG_BOX_CELLS
+    if self_pairs:
+        pairs = [_grid_self_pairs(ca0, ca1, group_a, ~big_a, lo_a)]
+    else:
+        pairs = [_grid_pairs(ca0, ca1, group_a, ~big_a, cb0, cb1, group_b, ~big_b, lo_a, lo_b)]
     # the few big boxes against every box of the other set (big-big once), a chunk of pairs at a time
     for big, others, flip in ((np.flatnonzero(big_a), np.arange(len(lo_b)), False),
                               (np.flatnonzero(big_b), np.flatnonzero(~big_a), True)):
+        if self_pairs and flip:
+            break                                                  # small-big pairs: found as big-small
         per_chunk = max(1, 2_000_000 // max(1, others.size))
         for start in range(0, big.size, per_chunk):
             chunk = big[start:start + per_chunk]
             i, j = np.repeat(chunk, others.size), np.tile(others, chunk.size)
+            if self_pairs:                                         # each pair once, big-big too
+                keep = (i != j) & (big_b[j] <= (i < j))
+                i, j = np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])
             pairs.append((j, i) if flip else (i, j))
     ia = np.concatenate([p[0] for p in pairs])
     ib = np.concatenate([p[1] for p in pairs])
-    overlap = ((lo_a[ia] <= hi_b[ib]) & (lo_b[ib] <= hi_a[ia])).all(axis=1) & (group_a[ia] == group_b[ib])
-    return ia[overlap], ib[overlap]
+    keep = group_a[ia] == group_b[ib]
+    ia, ib = ia[keep], ib[keep]
+    for axis in range(lo_a.shape[1]):              # one axis at a time, on contiguous columns, a shrinking set
+        la, ha = np.ascontiguousarray(lo_a[:, axis]), np.ascontiguousarray(hi_a[:, axis])
+        lb, hb = np.ascontiguousarray(lo_b[:, axis]), np.ascontiguousarray(hi_b[:, axis])
+        keep = (la[ia] <= hb[ib]) & (lb[ib] <= ha[ia])
+        ia, ib = ia[keep], ib[keep]
+    return ia, ib
 
 
 def _expand(c0, c1, which):
-    """Every grid cell (N, 3) covered by the boxes ``which``, and the box of each."""
+    """Every grid cell (N, dim) covered by the boxes ``which``, and the box of each."""
     span = c1[which] - c0[which] + 1
     count = span.prod(axis=1)
     box = np.repeat(which, count)
     j = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
-    sx, sy = np.repeat(span[:, 0], count), np.repeat(span[:, 1], count)
-    cell = c0[box] + np.stack([j % sx, (j // sx) % sy, j // (sx * sy)], axis=1)
+    cell = c0[box].copy()
+    for axis in range(span.shape[1]):                  # j's digits in the mixed radix of the spans
+        s = np.repeat(span[:, axis], count)
+        cell[:, axis] += j % s
+        j = j // s
     return cell, box
+
+
+def _cell_keys(cells, groups):
+    """One integer per (group, cell) for each of the cell arrays (N_i, dim) and group arrays (N_i,), in common."""
+    origin = np.min([c.min(axis=0) for c in cells], axis=0)
+    size = np.max([c.max(axis=0) for c in cells], axis=0) - origin + 1
+    keys = []
+    for cell, group in zip(cells, groups):
+        flat = group.astype(np.int64)
+        for axis in range(cell.shape[1]):
+            flat = flat * size[axis] + (cell[:, axis] - origin[axis])
+        keys.append(flat)
+    return keys
 
 
 def _grid_pairs(ca0, ca1, group_a, small_a, cb0, cb1, group_b, small_b, lo_a, lo_b):
@@ -195,21 +234,44 @@ def _grid_pairs(ca0, ca1, group_a, small_a, cb0, cb1, group_b, small_b, lo_a, lo
     cell_b, box_b = _expand(cb0, cb1, np.flatnonzero(small_b))
     if not (len(box_a) and len(box_b)):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    origin = np.minimum(cell_a.min(axis=0), cell_b.min(axis=0))
-    size = np.maximum(cell_a.max(axis=0), cell_b.max(axis=0)) - origin + 1
-    key = lambda cell, group: ((group * size[0] + (cell[:, 0] - origin[0])) * size[1]
-                               + (cell[:, 1] - origin[1])) * size[2] + (cell[:, 2] - origin[2])
-    key_a, key_b = key(cell_a, group_a[box_a]), key(cell_b, group_b[box_b])
+    key_a, key_b = _cell_keys([cell_a, cell_b], [group_a[box_a], group_b[box_b]])
     order = np.argsort(key_b, kind="stable")
-    key_b, box_b_sorted, cell_b_sorted = key_b[order], box_b[order], cell_b[order]
+    key_b, box_b_sorted = key_b[order], box_b[order]
     start = np.searchsorted(key_b, key_a, side="left")
     count = np.searchsorted(key_b, key_a, side="right") - start
     entry_a = np.repeat(np.arange(len(box_a)), count)
     entry_b = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(start, count)
     ia, ib = box_a[entry_a], box_b_sorted[entry_b]
-    corner = np.floor(np.maximum(lo_a[ia], lo_b[ib])).astype(np.int64)
-    once = (corner == cell_a[entry_a]).all(axis=1)
+    once = _lowest_corner_cell(lo_a, lo_b, ia, ib, cell_a, entry_a)
     return ia[once], ib[once]
+
+
+def _grid_self_pairs(c0, c1, group, small, lo):
+    """Pairs (i, j), i < j, of small boxes of one set sharing a grid cell, each once (as ``_grid_pairs``)."""
+    cell, box = _expand(c0, c1, np.flatnonzero(small))
+    if not len(box):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    key, = _cell_keys([cell], [group[box]])
+    order = np.argsort(key, kind="stable")
+    key, box, cell = key[order], box[order], cell[order]
+    # every entry with each later entry of its cell
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    sizes = np.diff(np.r_[starts, key.size])
+    later = np.repeat(starts + sizes, sizes) - np.arange(key.size) - 1
+    first = np.repeat(np.arange(key.size), later)
+    second = np.arange(later.sum()) - np.repeat(np.cumsum(later) - later, later) + first + 1
+    i, j = box[first], box[second]
+    once = _lowest_corner_cell(lo, lo, i, j, cell, first)
+    return np.minimum(i[once], j[once]), np.maximum(i[once], j[once])
+
+
+def _lowest_corner_cell(lo_a, lo_b, ia, ib, cell, entry):
+    """Whether the lowest corner of the overlap of boxes ia and ib lies in the cell ``cell[entry]`` (k,) bool."""
+    once = np.ones(len(ia), dtype=bool)
+    for axis in range(cell.shape[1]):
+        corner = np.maximum(np.ascontiguousarray(lo_a[:, axis])[ia], np.ascontiguousarray(lo_b[:, axis])[ib])
+        once &= np.floor(corner) == np.ascontiguousarray(cell[:, axis])[entry]
+    return once
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,11 +280,12 @@ def _grid_pairs(ca0, ca1, group_a, small_a, cb0, cb1, group_b, small_b, lo_a, lo
 
 def _mesh_args(x, faces, edges, bodies, stacked):
     X = _validate.real_array(x, "states" if stacked else "x")
+    hint = " (2D bodies: simkit.contact.intersections_2d and count_intersections_2d)" if X.shape[-1:] == (2,) else ""
     if stacked:
         if X.ndim != 3 or X.shape[2] != 3:
-            raise ValueError(f"states: expected (N, n, 3) positions, got {X.shape}")
+            raise ValueError(f"states: expected (N, n, 3) positions, got {X.shape}{hint}")
     elif X.ndim != 2 or X.shape[1] != 3:
-        raise ValueError(f"x: expected (n, 3) positions, got {X.shape}")
+        raise ValueError(f"x: expected (n, 3) positions, got {X.shape}{hint}")
     _validate.finite(X, "states" if stacked else "x")
     n = X.shape[-2]
     F = _validate.index_array(faces, "faces", 3, n)

@@ -12,7 +12,6 @@ from .quadratic import quadratic_energy, quadratic_gradient, quadratic_hessian
 from .ipc_barrier import ipc_barrier_energy, ipc_barrier_gradient, ipc_barrier_hessian
 from .contact_barrier import (half_space_barrier_energy, half_space_barrier_gradient, half_space_barrier_hessian,
                               half_space_friction_frame)
-from .segment_barrier import segment_barrier_energy, segment_barrier_gradient, segment_barrier_hessian
 from .friction import (friction_energy, friction_frame, friction_gradient, friction_hessian,
                        stick_slip_friction_interpolant, stick_slip_friction_interpolant_gradient,
                        stick_slip_friction_interpolant_hessian)
@@ -30,7 +29,6 @@ __all__ = [
     "quadratic_energy", "quadratic_gradient", "quadratic_hessian",
     "ipc_barrier_energy", "ipc_barrier_gradient", "ipc_barrier_hessian",
     "half_space_barrier_energy", "half_space_barrier_gradient", "half_space_barrier_hessian",
-    "segment_barrier_energy", "segment_barrier_gradient", "segment_barrier_hessian",
     "half_space_friction_frame", "friction_frame", "friction_energy", "friction_gradient", "friction_hessian",
     "stick_slip_friction_interpolant", "stick_slip_friction_interpolant_gradient",
     "stick_slip_friction_interpolant_hessian",

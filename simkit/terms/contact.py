@@ -1,12 +1,13 @@
-r"""Contact energy terms on stacked positions: barrier contact with its line-search filter.
+r"""Contact energy terms on stacked positions: barrier contact against half-spaces, and friction.
 
 Each term is a ``simkit.terms.Term`` of stacked ``x`` (N = n*dim, node-major):
 ``energy(x) -> float``, ``gradient(x) -> (N, 1)``, ``hessian(x) -> (N, N)`` sparse, and the
 contact terms' line-search filter ``max_step(x, dx) -> float`` in (0, 1] (continuous collision
 detection times a safety factor), which ``Sum.max_step``, the integrators given a term and
 ``simkit.integrators.simulate`` use by themselves (``newton_solver`` takes it as ``max_step=``).
-``Friction`` lags its normal forces in ``update(x_n)``, which the time loop calls at the start of
-each step. The arguments are validated once, in the
+Contact between meshes (segments in 2D, triangles and edges in 3D) is ``simkit.terms.MeshContact``;
+``Friction`` carries the friction of either, lagging its normal forces in ``update(x_n)``, which
+the time loop calls at the start of each step. The arguments are validated once, in the
 constructor; the methods call the unchecked kernels of ``simkit.energies.contact_barrier`` and
 ``simkit.ccd`` (a configuration that interpenetrates still raises ``ValueError`` naming the
 vertices, from the gradient, the Hessian and ``max_step``; its energy is ``+inf``). Each term
@@ -17,7 +18,6 @@ import numpy as np
 from .. import _assembly, _validate, ccd
 from ..energies import contact_barrier as cb
 from ..energies import friction as fr
-from ..energies import segment_barrier as sb
 from .base import Term
 
 
@@ -89,67 +89,6 @@ class HalfSpaceContact(Term):
         return cb._friction_frame(*self._args(x_start))
 
 
-class SegmentContact(Term):
-    r"""Barrier contact of vertices against boundary segments of other bodies, 2D.
-
-    :math:`E(x) = \kappa \sum_{(p, a, b)} w_p\, b\big(d(p, [a, b])\big)`, :math:`d` the point-segment distance (three regions)
-
-    Parameters
-    ----------
-    n : int
-        Number of nodes (positions are (n, 2), stacked as (2n, 1)).
-    segments, d_hat, kappa, weight, vertices, bodies
-        As ``simkit.energies.segment_barrier_energy``: (m, 2) boundary segments, activation
-        distance > 0, stiffness > 0, per-vertex weights > 0 (lumped length or mass), the
-        vertices that can touch (keyword-only, default every node of a segment) and a body
-        label per node (keyword-only: a vertex then meets only other bodies' segments).
-    psd : bool, optional, keyword-only
-        Project each contact's Hessian block (default True).
-    safety : float, optional, keyword-only
-        Fraction in (0, 1) of the time of impact that ``max_step`` allows (default 0.9).
-    """
-
-    def __init__(self, n, segments, d_hat, kappa, weight=1.0, *, vertices=None, bodies=None, psd=True,
-                 safety=ccd.SAFETY):
-        self.n = _validate.integer(n, "n", low=1)
-        self.pairs = sb.segment_pairs(segments, self.n, vertices, bodies)
-        self.d_hat, self.kappa, w, _ = cb._contact_parameters(d_hat, kappa, weight, self.n, None)
-        self.weight = w[self.pairs[:, 0]]
-        self.psd = _validate.boolean(psd, "psd")
-        self.safety = ccd._check_safety(safety)
-        self.size = 2 * self.n
-
-    def _X(self, x):
-        return np.reshape(x, (self.n, 2))
-
-    def distances(self, x):
-        """(k,) distance of each candidate vertex-segment pair (``self.pairs``)."""
-        return sb._distances(self._X(x), self.pairs)
-
-    def energy(self, x):
-        """Barrier energy (``+inf`` if a vertex touches a segment)."""
-        return sb._energy(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
-
-    def gradient(self, x):
-        """(2n, 1) gradient; minus it is the contact force."""
-        return sb._gradient(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight)
-
-    def hessian(self, x):
-        """(2n, 2n) CSC Hessian (each contact block projected when ``psd``)."""
-        return sb._hessian(self._X(x), self.pairs, self.d_hat, self.kappa, self.weight, self.psd)
-
-    def max_step(self, x, dx):
-        """Largest fraction in (0, 1] of the step dx from x keeping every vertex off every segment, times safety."""
-        X = self._X(x)
-        dX = np.reshape(dx, X.shape)
-        near = ccd._reachable_pairs(X, dX, self.pairs)
-        return ccd._filtered_fraction(ccd._segment_impact(X, dX, near), self.safety, X, dX, near)
-
-    def friction_frame(self, x_start):
-        """The lagged ``FrictionFrame`` of the contacts active at x_start."""
-        return sb._friction_frame(self._X(x_start), self.pairs, self.d_hat, self.kappa, self.weight)
-
-
 class Friction(Term):
     r"""IPC's smoothed Coulomb friction of a contact term, lagged at the start of each step.
 
@@ -162,8 +101,8 @@ class Friction(Term):
 
     Parameters
     ----------
-    contact : HalfSpaceContact or SegmentContact
-        The contact term whose contacts carry friction.
+    contact : HalfSpaceContact or MeshContact
+        The contact term whose contacts carry friction (any term with ``friction_frame(x_start)``).
     mu : float
         Friction coefficient, >= 0.
     epsilon_v : float

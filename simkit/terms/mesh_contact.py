@@ -40,6 +40,10 @@ class MeshContact(Term):
         the boundary segments.
     faces : (f, 3) int array, optional, keyword-only
         Triangles (3D).
+    points : (p,) int array, optional, keyword-only
+        The vertices that meet the triangles (3D) or the segments (2D) as points, distinct
+        (default: every vertex of an edge or a face). List a vertex that is on no edge, a free
+        particle, to make it touch; leave a vertex out to keep it from touching.
     weight : float or (n,) float array, optional, keyword-only
         Per-vertex weight ``w_i > 0`` (lumped area or mass; default 1). A point-triangle (or
         point-segment) pair weighs its point's ``w_p``; an edge-edge pair the mean of its four
@@ -64,8 +68,8 @@ class MeshContact(Term):
         ``n * dim``.
     """
 
-    def __init__(self, X, d_hat, kappa, *, edges, faces=None, weight=1.0, bodies=None, fixed=None, psd=True,
-                 safety=ccd.SAFETY):
+    def __init__(self, X, d_hat, kappa, *, edges, faces=None, points=None, weight=1.0, bodies=None, fixed=None,
+                 psd=True, safety=ccd.SAFETY):
         X = _validate.positions(X, "X")
         self.n, self.dim = X.shape
         self.d_hat = _validate.positive_scalar(d_hat, "d_hat")
@@ -75,7 +79,7 @@ class MeshContact(Term):
             raise ValueError(f"psd: expected True, False or {potential.PROJECTED!r}, got {psd!r}")
         self.psd = psd if isinstance(psd, str) else _validate.boolean(psd, "psd")
         self.safety = ccd._check_safety(safety)
-        self.mesh = CollisionMesh(X, edges, faces, bodies=bodies, fixed=fixed)
+        self.mesh = CollisionMesh(X, edges, faces, points=points, bodies=bodies, fixed=fixed)
         self.size = self.n * self.dim
         self._key = None
         self._collisions = None

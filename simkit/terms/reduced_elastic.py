@@ -1,0 +1,121 @@
+r"""The elastic energy of a mesh in reduced coordinates ``x = B z + x0``, by cubature.
+
+Only the cubature elements are ever evaluated: their deformation-Jacobian rows times the basis,
+``J_c B`` (``(c d^2, r)``), and ``J_c x0`` are formed once, so an energy, gradient or Hessian of
+z costs O(c d^2 r) and O(c d^2 r^2), independent of the mesh's size.
+"""
+import numpy as np
+import scipy.sparse as sps
+
+from .. import _validate
+from .._small_matrices import components, stacked
+from ..deformation_jacobian import deformation_jacobian
+from ..energies import _hyperelastic as _he
+from ..energies import elastic as _elastic  # noqa: F401  (registers the materials)
+from ..volume import volume
+from .base import Term
+
+
+class ReducedElasticEnergy(Term):
+    r"""Hyperelastic energy of a mesh as a function of subspace coordinates, with cubature.
+
+    :math:`E(z) = \sum_{c} w_c\, \psi(F_{e_c}(B z + x_0))`, :math:`\nabla E = (J_c B)^\top \operatorname{vec}(w P)`,
+    :math:`\nabla^2 E = (J_c B)^\top \operatorname{blockdiag}(w\, \partial P/\partial F)\, (J_c B)`
+
+    With every element and ``w = vol`` (the default) this is exactly the full energy
+    ``ElasticEnergy(X, T, ...)`` at ``x = B z + x0``, with gradient ``B^T g`` and Hessian
+    ``B^T H B``; with a cubature (``simkit.spectral_cubature``) it approximates it at the cost
+    of the c cubature elements only.
+
+    Parameters
+    ----------
+    X : (n, d) float array
+        Rest node positions of the full mesh, d 2 (plane strain) or 3.
+    T : (t, d+1) int array
+        Its positively oriented triangles or tetrahedra (cI indexes them).
+    B : (n*d, r) float array or scipy sparse matrix
+        Subspace basis (``linear_modal_analysis``'s modes, ``lbs_jacobian``, ...).
+    mu, lam : float or (t,) / (t, 1) float arrays
+        Lamé parameters of every element (lam ignored by 'arap').
+    material : str, optional
+        One of ``simkit.energies.elastic.MATERIALS`` (default 'neo-hookean').
+    x0 : (n*d, 1) float array, optional, keyword-only
+        Offset of the map (default zero; the rest positions ``X.reshape(-1, 1)`` when z holds
+        displacement coordinates such as modal amplitudes).
+    cI : (c,) int array, optional, keyword-only
+        Cubature elements (indices into T), e.g. ``lI`` of ``spectral_cubature``; default all.
+    cW : (c,) float array, optional, keyword-only
+        Their weights (> 0), e.g. ``mc`` of ``spectral_cubature``; default the elements' volumes.
+        Given with cI (both or neither).
+    psd : bool, optional, keyword-only
+        Whether ``hessian`` projects each cubature element's dP/dF onto the PSD cone (default True).
+
+    Attributes
+    ----------
+    JB : (c*d*d, r) float array
+        ``J_c B``: row ``(q*d + i)*d + j`` is dF_ij/dz of cubature point q.
+    Jx0 : (c*d*d, 1) float array
+        ``J_c x0``.
+    cI, cW : (c,) arrays
+    size : int
+        r.
+
+    Methods take z of shape (r, 1) (or (r,)): ``energy(z)`` -> float (``+inf`` for an inverted
+    neo-Hookean cubature element), ``gradient(z)`` -> (r, 1), ``hessian(z)`` -> dense (r, r) array.
+    """
+
+    def __init__(self, X, T, B, mu, lam, material="neo-hookean", *, x0=None, cI=None, cW=None, psd=True):
+        self._material = _he.material(material)
+        J = deformation_jacobian(X, T)
+        n, d = np.shape(X)
+        t = J.shape[0] // (d * d)
+        mu, lam = _he.parameters(self._material, mu, lam, t)
+        if not sps.issparse(B):
+            B = _validate.finite_array(B, "B")
+        if B.ndim != 2 or B.shape[0] != n * d:
+            raise ValueError(f"B: expected a basis of shape ({n * d}, r), one row per stacked coordinate of X, "
+                             f"got {B.shape}")
+        if sps.issparse(B):
+            _validate.finite(B.data, "B")
+        x0 = np.zeros((n * d, 1)) if x0 is None else _validate.stacked(x0, "x0", n * d)
+        if (cI is None) != (cW is None):
+            raise ValueError("cI, cW: expected both the cubature elements and their weights, or neither "
+                             "(every element, weighted by its volume)")
+        if cI is None:
+            cI, cW = np.arange(t), volume(X, T)[:, 0]
+        else:
+            cI = _validate.index_vector(cI, "cI", t)
+            cW = _validate.element_param(cW, "cW", cI.size, positive=True, what="cubature element")
+        self.material, self.dim, self.size = material, d, B.shape[1]
+        self.psd = _validate.boolean(psd, "psd")
+        self.cI, self.cW = cI, cW
+        self.mu, self.lam = mu[cI], lam[cI]
+        rows = (cI[:, None] * (d * d) + np.arange(d * d)).reshape(-1)
+        Jc = J[rows]
+        self.JB = np.asarray((Jc @ B).todense() if sps.issparse(B) else Jc @ B)
+        self.Jx0 = np.asarray(Jc @ x0)
+
+    def _F(self, z):
+        z = self._x(z)
+        return components((self.JB @ z + self.Jx0).reshape(-1, self.dim, self.dim))
+
+    def energy(self, z):
+        """Cubature energy at z, float (``+inf`` if a neo-Hookean cubature element is inverted)."""
+        return _he.energy(self._material, self._F(z), self.mu, self.lam, self.cW)
+
+    def gradient(self, z):
+        """Gradient ``(J_c B)^T vec(w P)``, (r, 1) float array."""
+        F = self._F(z)
+        self._material.check_domain(F, "z")
+        P = stacked(self._material.P(F, self.mu, self.lam)) * self.cW[:, None, None]
+        return self.JB.T @ P.reshape(-1, 1)
+
+    def hessian(self, z):
+        """Hessian ``(J_c B)^T blockdiag(w dP/dF) (J_c B)`` (dP/dF projected if ``psd``), dense (r, r)."""
+        F = self._F(z)
+        self._material.check_domain(F, "z")
+        dd = self.dim * self.dim
+        D = stacked(self._material.dPdF(F, self.mu, self.lam, self.psd)) * self.cW[:, None, None]
+        JBe = self.JB.reshape(-1, dd, self.size)
+        H = self.JB.T @ (D @ JBe).reshape(-1, self.size)
+        return 0.5 * (H + H.T)

@@ -1,0 +1,99 @@
+"""spectral_cubature (upstream's scheme) and project_into_subspace (mass-norm least squares)."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+import simkit
+from reduced_cases import bar_3d, upstream_meshes
+
+UPSTREAM = json.loads((Path(__file__).parent / "data" / "upstream_reduced_0_1_8.json").read_text())
+
+
+def two_tets():
+    X = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    return X, np.array([[0, 1, 2, 3], [1, 4, 2, 3]])
+
+
+# --- upstream's own tests (simkit tests/test_spectral_cubature.py, test_project_into_subspace.py), ported
+
+def test_upstream_cluster_volumes_are_positive():
+    X, T = two_tets()
+    W = np.random.default_rng(1).standard_normal((X.shape[0], 4))
+    lI, mc = simkit.spectral_cubature(X, T, W, 2)
+    assert lI.shape == (2,) and mc.shape == (2,)
+    assert np.all(mc > 0) and mc.sum() > 0
+
+
+def test_upstream_projection_minimizes_the_distance():
+    rng = np.random.default_rng(4)
+    B, y = rng.standard_normal((12, 4)), rng.standard_normal(12)
+    z = simkit.project_into_subspace(y, B, M=None)
+    residual = B @ z.reshape(-1) - y
+    assert np.linalg.norm(residual) <= np.linalg.norm(B @ rng.standard_normal(4) - y) + 1e-10
+    z_alt = np.linalg.lstsq(B, y, rcond=None)[0]
+    assert np.linalg.norm(B @ z.reshape(-1) - y) <= np.linalg.norm(B @ z_alt - y) + 1e-10
+
+
+# --- spectral_cubature --------------------------------------------------------------------------------
+
+def test_picks_upstreams_elements_and_weights():
+    d = upstream_meshes()
+    lI, mc = simkit.spectral_cubature(d["X3"], d["T3"], d["W3"], 6)
+    np.testing.assert_array_equal(lI, UPSTREAM["cubature_3d_k6"]["lI"])
+    np.testing.assert_allclose(mc, UPSTREAM["cubature_3d_k6"]["mc"], rtol=1e-12)
+
+
+def test_weights_are_cluster_volumes_and_the_element_is_nearest_its_centroid():
+    X, T, _ = bar_3d()
+    W, _, _ = simkit.skinning_eigenmodes(X, T, 6)
+    lI, mc, labels, centroids = simkit.spectral_cubature(X, T, W, 20, return_labels=True, return_centroids=True)
+    vol = simkit.volume(X, T)[:, 0]
+    np.testing.assert_allclose(mc, np.bincount(labels, weights=vol, minlength=20), rtol=1e-12)
+    np.testing.assert_allclose(mc.sum(), vol.sum(), rtol=1e-12)
+    Wt = W[T].mean(axis=1)
+    distances = np.linalg.norm(Wt[None, :, :] - centroids[:, None, :], axis=2)
+    np.testing.assert_array_equal(lI, np.argmin(distances, axis=1))
+    assert labels.shape == (len(T),) and centroids.shape == (20, 6)
+    assert len(simkit.spectral_cubature(X, T, W, 20, return_labels=True)) == 3
+
+
+def test_cubature_is_exact_for_a_uniform_deformation():
+    """A uniform F gives every element the same psi, and the weights sum to the volume: exact energy."""
+    X, T, _ = bar_3d()
+    W, _, B = simkit.skinning_eigenmodes(X, T, 6)
+    lI, mc = simkit.spectral_cubature(X, T, W, 12)
+    F = np.array([[1.1, 0.2, 0.0], [0.0, 0.9, 0.1], [0.05, 0.0, 1.2]])
+    z = simkit.project_into_subspace((X @ F.T).reshape(-1, 1), B)
+    full = simkit.terms.ElasticEnergy(X, T, 1.0, 4.0)
+    cubature = simkit.terms.ReducedElasticEnergy(X, T, B, 1.0, 4.0, cI=lI, cW=mc)
+    np.testing.assert_allclose(cubature.energy(z), full.energy(B @ z), rtol=1e-10)
+
+
+# --- project_into_subspace -----------------------------------------------------------------------------
+
+def test_projection_satisfies_the_mass_normal_equations():
+    rng = np.random.default_rng(0)
+    B = sps.random(40, 6, density=0.5, random_state=1, format="csc") + sps.eye(40, 6)
+    M = sps.diags(rng.uniform(0.5, 2.0, 40))
+    y = rng.standard_normal((40, 1))
+    z = simkit.project_into_subspace(y, B, M)
+    np.testing.assert_allclose(B.T @ M @ (B @ z - y), 0.0, atol=1e-12)
+    BMB, BMy = (B.T @ M @ B).toarray(), B.T @ M @ y
+    np.testing.assert_allclose(simkit.project_into_subspace(None, B, BMB=BMB, BMy=BMy), z, rtol=1e-12)
+    np.testing.assert_allclose(simkit.project_into_subspace(B @ z, B, M), z, rtol=1e-10)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: simkit.spectral_cubature(*two_tets(), np.ones((5, 2)), 3), ValueError, "k: expected between 1 and the 2"),
+    (lambda: simkit.spectral_cubature(*two_tets(), np.ones((4, 2)), 1), ValueError, r"W: expected shape \(5, p\)"),
+    (lambda: simkit.spectral_cubature(*two_tets(), np.ones((5, 2)), 1, return_labels=1), TypeError, "return_labels"),
+    (lambda: simkit.project_into_subspace(np.ones(5), np.ones((4, 2))), ValueError, "y: expected 4 rows"),
+    (lambda: simkit.project_into_subspace(np.ones(4), np.ones((4, 2))), ValueError, "B: the basis is rank deficient"),
+    (lambda: simkit.project_into_subspace(np.ones(4), np.eye(4)[:, :2], M=np.eye(3)), ValueError, r"M: expected a sq"),
+])
+def test_bad_input_raises_naming_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
