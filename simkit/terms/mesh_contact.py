@@ -54,9 +54,10 @@ class MeshContact(Term):
     fixed : (n,) bool array or int array, optional, keyword-only
         Vertices that never move, e.g. a static obstacle (a ground mesh, a sphere) held by
         pins or a map term: pairs whose vertices are all fixed are never looked at.
-    psd : bool, optional, keyword-only
-        Hessian: Gauss-Newton, positive semi-definite (default), or exact (False). See
-        ``simkit.contact.barrier_potential``.
+    psd : bool or "project", optional, keyword-only
+        Hessian: Gauss-Newton, positive semi-definite (default), exact (False), or the exact
+        blocks with negative eigenvalues clamped to 0 ("project", IPC's projected Newton: robust
+        where resting bodies turn on each other). See ``simkit.contact.barrier_potential``.
     safety : float, optional, keyword-only
         Fraction in (0, 1) of the time of impact that ``max_step`` allows (default 0.9).
 
@@ -74,7 +75,9 @@ class MeshContact(Term):
         self.d_hat = _validate.positive_scalar(d_hat, "d_hat")
         self.kappa = _validate.positive_scalar(kappa, "kappa")
         self.weight = _validate.element_param(weight, "weight", self.n, positive=True, what="vertex")
-        self.psd = _validate.boolean(psd, "psd")
+        if isinstance(psd, str) and psd != potential.PROJECTED:
+            raise ValueError(f"psd: expected True, False or {potential.PROJECTED!r}, got {psd!r}")
+        self.psd = psd if isinstance(psd, str) else _validate.boolean(psd, "psd")
         self.safety = ccd._check_safety(safety)
         self.mesh = CollisionMesh(X, edges, faces, points=points, bodies=bodies, fixed=fixed)
         self.size = self.n * self.dim
@@ -118,7 +121,7 @@ class MeshContact(Term):
         return potential.gradient(self.collisions(x), self.d_hat, self.kappa)
 
     def hessian(self, x):
-        """(N, N) CSC Hessian: Gauss-Newton (``psd=True``) or exact."""
+        """(N, N) CSC Hessian: Gauss-Newton (``psd=True``), exact (False) or projected exact ("project")."""
         return potential.hessian(self.collisions(x), self.d_hat, self.kappa, self.psd)
 
     def max_step(self, x, dx):

@@ -1,0 +1,409 @@
+"""Chapter 018 Contact in 3D, executed headless from scratch: every printed check against its bound, from values
+computed here (closed forms from the chapter's own parameters), its saved runs re-checked, its media.
+
+Each number is checked by a small function (``check_*``) that raises AssertionError when the number is
+wrong; each is also fed the value a realistic bug would print (a barrier weight ignored or doubled, a
+load shared wrongly, a sign flipped, the CCD filter off) to show that it fails. The CCD-off runs are
+small scenes built here through the library, not the notebook.
+"""
+import ast
+import json
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+from scipy.optimize import brentq
+
+import chapter_checks as checks
+import simkit
+from conftest import ROOT
+from simkit import contact, energies
+from simkit.integrators import simulate
+from simkit.terms import Bending, Friction, Held, MeshContact, SpringBody, Sum
+
+CHAPTER = "018_contact_3d"
+FIGURES = ["point_triangle", "edge_edge", "cloth_sphere_energy", "pile_energy"]
+VIDEOS = {"cloth_sphere": 46, "cloth_fold": 46, "pile": 37}      # frames: 45 (36) steps of 1/30 s, plus the first
+NUM = r"([-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
+GAP_TOL = 1e-6              # the issue's bound on the rest gaps and the resting forces (relative)
+SLIDE_TOL = 1e-3            # sliding acceleration within 0.1 % of Coulomb's
+CREEP_TOL = 1e-2            # creep speed within 1 % (chapter 17's bound)
+BUG_MARGIN = 1e-3           # a realistic bug moves a checked number by more than this (relative)
+
+
+executed, printed = checks.fixtures(CHAPTER)
+
+
+SAFE = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop, ast.Tuple, ast.List,
+        ast.Load)
+
+
+def tunable(name):
+    """A parameter of the chapter's first code cell (``NAME = value`` or ``A, B = a, b``), evaluated from its
+    literal (numbers, arithmetic, tuples, lists, ``np.array(literal)``)."""
+    nb = json.loads((ROOT / "book" / f"{CHAPTER}.ipynb").read_text())
+    first = next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    tree = ast.parse("\n".join(l for l in first.splitlines() if not l.startswith("%")))
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(value, ast.Call) and ast.unparse(value.func) == "np.array" and len(value.args) == 1:
+            value = value.args[0]                                    # np.array(literal): the literal
+        names = [target.id] if isinstance(target, ast.Name) else [
+            t.id for t in getattr(target, "elts", []) if isinstance(t, ast.Name)]
+        if name not in names or not all(isinstance(n, SAFE) for n in ast.walk(ast.Expression(value))):
+            continue
+        result = eval(compile(ast.Expression(value), name, "eval"), {"__builtins__": {}})
+        return result if isinstance(target, ast.Name) else result[names.index(name)]
+    raise AssertionError(f"{name} is not a literal tunable of the chapter's first code cell")
+
+
+def line(pattern, text):
+    match = re.search(pattern, text)
+    assert match, f"{pattern!r} not printed"
+    return [float(g) if re.fullmatch(NUM, g) else g for g in match.groups()]
+
+
+def push(d, w):
+    """-kappa w b'(d): the barrier's push on a vertex of weight w at distance d."""
+    return -tunable("KAPPA") * w * energies.ipc_barrier_gradient(np.array([d]), tunable("D_HAT"))[0, 0]
+
+
+def rest_gap(load, w):
+    """The root in (0, d_hat) of load = -kappa w b'(d)."""
+    d_hat = tunable("D_HAT")
+    return brentq(lambda d: push(d, w) - load, 1e-14 * d_hat, d_hat * (1 - 1e-12), xtol=1e-16, rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------
+# closed forms, from the chapter's parameters
+# ---------------------------------------------------------------------------------------------
+
+def tet_mass():
+    a = tunable("TET_EDGE")
+    return tunable("TET_RHO") * a ** 3 / (6 * np.sqrt(2))
+
+
+def tet_gap(load_share=1 / 3, weight_share=1 / 4):
+    """Each bottom vertex carries load_share of W on a barrier weight of weight_share of the mass."""
+    m = tet_mass()
+    return rest_gap(load_share * m * tunable("GRAVITY"), weight_share * m)
+
+
+def rod_gap(support_weight=None):
+    """Each support carries W/2 on the mean weight of the rod's two ends and the support's two ends."""
+    end = tunable("ROD_RHO") * tunable("ROD_LENGTH") / 2
+    support = tunable("ROD_RHO") * tunable("SUPPORT_LENGTH") / 2 if support_weight is None else support_weight
+    return rest_gap(end * tunable("GRAVITY"), (2 * end + 2 * support) / 4)
+
+
+def slope_closed_forms():
+    theta = np.arctan(tunable("SLOPE_TAN"))
+    a = tunable("GRAVITY") * (np.sin(theta) - tunable("MU_SLIDE") * np.cos(theta))
+    v = tunable("EPS_V") * (1 - np.sqrt(1 - tunable("SLOPE_TAN") / tunable("MU_STICK")))
+    return a, v
+
+
+def pile_weight():
+    return 4 * tunable("CUBE") ** 3 * tunable("CUBE_RHO") * tunable("GRAVITY")
+
+
+# ---------------------------------------------------------------------------------------------
+# the checks, each fed a buggy value below
+# ---------------------------------------------------------------------------------------------
+
+def check_rest_gap(simulated, closed_printed, closed):
+    """The printed closed form is the one computed here, and the simulation rests on it to GAP_TOL."""
+    assert closed_printed == pytest.approx(closed, rel=1e-9)
+    assert simulated == pytest.approx(closed, rel=GAP_TOL)
+    assert 0 < simulated < tunable("D_HAT")
+
+
+def check_slide(a, a_printed, a_closed):
+    assert a_printed == pytest.approx(a_closed, rel=1e-5)
+    assert a == pytest.approx(a_closed, rel=SLIDE_TOL)
+
+
+def check_creep(v, v_printed, v_closed):
+    assert v_printed == pytest.approx(v_closed, rel=1e-5)
+    assert v == pytest.approx(v_closed, rel=CREEP_TOL)
+
+
+def check_resting_forces(force, weight_printed, weight):
+    assert weight_printed == pytest.approx(weight, rel=1e-9)
+    assert force == pytest.approx(weight, rel=GAP_TOL)
+
+
+def check_run(unconverged, intersecting, states, expected_states):
+    assert unconverged == 0
+    assert intersecting == 0
+    assert states == expected_states
+
+
+# ---------------------------------------------------------------------------------------------
+# section 1
+# ---------------------------------------------------------------------------------------------
+
+def check_point_triangle(difference, points):
+    assert difference <= 1e-12 and points == tunable("PROBES") ** 2
+
+
+def check_kink_removed(b_slopes, mb_slopes):
+    left, right = b_slopes
+    assert np.sign(left) != np.sign(right) and min(abs(left), abs(right)) > 1e-6      # b(d) has a kink
+    assert max(np.abs(mb_slopes)) < 1e-2 * min(abs(left), abs(right))                 # m b(d) is flat there
+
+
+def test_point_triangle_distance_is_its_definition(printed):
+    difference, points = line(rf"point-triangle distance against its definition: max difference {NUM} m over "
+                              r"(\d+) points", printed)
+    check_point_triangle(difference, points)
+    shares = np.array(line(r"share of the plane: face (\d+)%, edges (\d+)% (\d+)% (\d+)%, vertices (\d+)% (\d+)% "
+                           r"(\d+)%", printed), dtype=float)
+    assert abs(shares.sum() - 100) <= 4 and np.all(shares > 0)        # rounded to whole per cents; all seven seen
+    # a distance that took the plane's everywhere (no regions) would print a large difference
+    a, b, c = (np.array(v, float) for v in tunable("TRIANGLE"))
+    P = np.array([[1.3, 0.9, tunable("PROBE_HEIGHT")], [-0.4, -0.4, tunable("PROBE_HEIGHT")]])
+    plane_only = np.full(len(P), tunable("PROBE_HEIGHT"))
+    true = contact.point_triangle_distance(P, *(np.broadcast_to(q, P.shape) for q in (a, b, c)))
+    with pytest.raises(AssertionError):
+        check_point_triangle(np.abs(true - plane_only).max(), points)
+
+
+def test_edge_edge_barrier_has_a_kink_that_the_mollifier_removes(printed):
+    window, eps_x = line(rf"mollifier active for \|phi\| < {NUM} degrees; eps_x = {NUM} m\^4", printed)
+    length = tunable("EE_LENGTH")
+    assert eps_x == pytest.approx(1e-3 * length ** 4, rel=1e-3)
+    assert window == pytest.approx(np.degrees(np.arcsin(np.sqrt(1e-3))), abs=0.01)
+    b_slopes = line(rf"b\(d\) at parallel: one-sided slopes {NUM} and {NUM} per rad", printed)
+    mb_slopes = line(rf"m b\(d\) at parallel: one-sided slopes {NUM} and {NUM} per rad", printed)
+    check_kink_removed(b_slopes, mb_slopes)
+    with pytest.raises(AssertionError):
+        check_kink_removed(b_slopes, b_slopes)                     # no mollifier: m b(d) = b(d)
+
+
+# ---------------------------------------------------------------------------------------------
+# sections 2-4: closed forms
+# ---------------------------------------------------------------------------------------------
+
+def test_tet_rest_gap_is_the_closed_form(printed):
+    d, closed = line(rf"tet rest gap: {NUM} \(closed form {NUM}\)", printed)
+    check_rest_gap(d, closed, tet_gap())
+    mass, = line(rf"tetrahedron {NUM} kg on", printed)
+    assert mass == pytest.approx(tet_mass(), rel=1e-4) and abs(mass - 1) > 0.5       # a mass that is not 1
+    assert re.search(r"contacts at rest: 3 point-triangle\n", printed)                # three point-triangle pairs only
+
+
+def test_tet_rest_gap_check_fails_under_wrong_weights(printed):
+    d, closed = line(rf"tet rest gap: {NUM} \(closed form {NUM}\)", printed)
+    wrong = {"weight ignored (w = 1)": rest_gap(tet_mass() * tunable("GRAVITY") / 3, 1.0),
+             "weight doubled": tet_gap(weight_share=1 / 2),
+             "each vertex its own weight W/4": tet_gap(load_share=1 / 4)}
+    for bug, gap in wrong.items():
+        assert abs(gap / d - 1) > BUG_MARGIN, bug
+        with pytest.raises(AssertionError):
+            check_rest_gap(gap, closed, tet_gap())                  # the simulation a buggy barrier would print
+        with pytest.raises(AssertionError):
+            check_rest_gap(d, gap, gap)                             # a closed form with the bug, against this run
+
+
+def test_rod_rest_gap_is_the_closed_form(printed):
+    d, closed = line(rf"rod rest gap: {NUM} \(closed form {NUM}\)", printed)
+    check_rest_gap(d, closed, rod_gap())
+    assert re.search(r"contacts at rest: 2 edge-edge\n", printed)
+    end = tunable("ROD_RHO") * tunable("ROD_LENGTH") / 2
+    for bug, gap in {"mean weight ignored": rest_gap(end * tunable("GRAVITY"), 1.0),
+                     "the rod's end weight only": rest_gap(end * tunable("GRAVITY"), end),
+                     "the whole weight on one support": rest_gap(2 * end * tunable("GRAVITY"), (2 * end + 2 * (
+                         tunable("ROD_RHO") * tunable("SUPPORT_LENGTH") / 2)) / 4)}.items():
+        assert abs(gap / d - 1) > BUG_MARGIN, bug
+        with pytest.raises(AssertionError):
+            check_rest_gap(gap, closed, rod_gap())
+
+
+def test_slope_runs_along_no_axis_and_meets_both_closed_forms(printed):
+    downhill = np.array(line(rf"downhill direction: \[{NUM}, {NUM}, {NUM}\]", printed))
+    assert np.linalg.norm(downhill) == pytest.approx(1, abs=2e-3) and np.abs(downhill).min() > 0.2
+    a_closed, v_closed = slope_closed_forms()
+    a, a_printed = line(rf"slope mu={tunable('MU_SLIDE')}: a = {NUM} m/s\^2 \(closed form {NUM}\)", printed)
+    check_slide(a, a_printed, a_closed)
+    v, v_printed = line(rf"slope mu={tunable('MU_STICK')}: creep v = {NUM} m/s \(closed form {NUM}\)", printed)
+    check_creep(v, v_printed, v_closed)
+    # a friction of the wrong sign accelerates at g (sin + mu cos); one that ignores the tangent plane's second
+    # direction, or lags the normal force of a flat ground, at g sin(theta)
+    theta = np.arctan(tunable("SLOPE_TAN"))
+    for bug in (tunable("GRAVITY") * (np.sin(theta) + tunable("MU_SLIDE") * np.cos(theta)),
+                tunable("GRAVITY") * (np.sin(theta) - tunable("MU_SLIDE"))):
+        with pytest.raises(AssertionError):
+            check_slide(bug, a_printed, a_closed)
+    with pytest.raises(AssertionError):
+        check_creep(2 * v, v_printed, v_closed)                    # eps_v doubled
+
+
+def test_pile_resting_forces_carry_the_weight(printed):
+    force, weight = line(rf"resting forces: {NUM} N \(weight {NUM} N\)", printed)
+    check_resting_forces(force, weight, pile_weight())
+    for bug in (-force, 0.75 * force, force + tunable("D_HAT")):     # a sign, a missing cube, a round-off-sized slip
+        with pytest.raises(AssertionError):
+            check_resting_forces(bug, weight, pile_weight())
+    sideways = line(rf"sideways: {NUM} N along x, {NUM} N along z", printed)
+    assert np.abs(sideways).max() <= GAP_TOL * pile_weight()
+    assert "settling steps unconverged: 0" in printed
+
+
+def test_every_settling_converged(printed):
+    settled = re.findall(r"settling steps unconverged: (\d+)", printed)
+    assert len(settled) == 3 and all(n == "0" for n in settled)     # tet, rod, pile
+
+
+# ---------------------------------------------------------------------------------------------
+# every dynamic run: converged, never intersecting, saved
+# ---------------------------------------------------------------------------------------------
+
+RUNS = {"tet": "TET_STEPS", "rod": "ROD_STEPS", "slope_mu0.1": "SLOPE_STEPS", "slope_mu0.5": "SLOPE_STEPS",
+        "cloth_sphere": "SPHERE_STEPS", "cloth_fold": "FOLD_STEPS", "pile": "PILE_STEPS"}
+
+
+def run_lines(printed):
+    found = re.findall(r"^(\S+): unconverged steps: (\d+); intersections: (\d+) in (\d+) states", printed, flags=re.M)
+    return {scene: tuple(int(v) for v in values) for scene, *values in found}
+
+
+def test_every_run_converges_and_never_intersects(printed):
+    runs = run_lines(printed)
+    assert set(runs) == set(RUNS)
+    for scene, steps in RUNS.items():
+        check_run(*runs[scene], tunable(steps) + 1)
+    with pytest.raises(AssertionError):
+        check_run(0, 3, 46, 46)                                     # what a run with the filter off prints
+
+
+def results(scene):
+    return np.load(ROOT / "results" / CHAPTER / f"{scene}.npz")
+
+
+def test_saved_runs_recheck(chapter_run):
+    for scene, steps in RUNS.items():
+        saved = results(scene)
+        x = saved["x"]
+        assert x.ndim == 3 and x.shape[0] == tunable(steps) + 1 and x.shape[2] == 3 and np.isfinite(x).all()
+        if scene == "rod":
+            rod, supports = saved["edges"][0], saved["edges"][1:]
+            assert rod_above_supports(x, rod, supports).all()
+        else:
+            assert not contact.count_intersections(x, saved["faces"]).any(), scene
+    # the last dynamic states of the tet and the rod are at rest within a micrometre of the closed-form gaps
+    assert results("tet")["x"][-1, :3, 1] == pytest.approx(np.full(3, tet_gap()), abs=1e-6)
+    assert results("rod")["x"][-1, :2, 1] == pytest.approx(np.full(2, rod_gap()), abs=1e-6)
+
+
+def rod_above_supports(states, rod, supports):
+    """Per state: the rod lies above every support where the two cross in the view from above (independent of
+    the chapter's rectangles: the heights of the two lines at their crossing)."""
+    r0, r1 = states[:, rod[0]], states[:, rod[1]]
+    ok = []
+    for s in supports:
+        s0, s1 = states[:, s[0]], states[:, s[1]]
+        # solve r0 + u (r1 - r0) = s0 + v (s1 - s0) in x and z
+        A = np.stack([(r1 - r0)[:, [0, 2]], -(s1 - s0)[:, [0, 2]]], axis=2)
+        u, v = np.linalg.solve(A, (s0 - r0)[:, [0, 2], None])[..., 0].T
+        inside = (u >= 0) & (u <= 1) & (v >= 0) & (v <= 1)
+        height = (r0 + u[:, None] * (r1 - r0))[:, 1] - (s0 + v[:, None] * (s1 - s0))[:, 1]
+        ok.append(~inside | (height > 0))
+    return np.all(ok, axis=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# CCD off: the intersection lines can fail (small scenes, through the library)
+# ---------------------------------------------------------------------------------------------
+
+class Unfiltered(MeshContact):
+    """The barrier without its CCD filter."""
+
+    def max_step(self, x, dx):
+        return 1.0
+
+
+def small_fold(contact_class, steps=12, n_along=16, tilt=35.0):
+    """A 0.8 m strip lying on a ground, its right half turned up and leaning over the left half by `tilt`:
+    the half falls onto the other. Backward Euler as in the chapter. Returns (states, faces, unconverged)."""
+    d_hat, dt = tunable("D_HAT"), tunable("DT")
+    length, width = 0.8, 0.2
+    n_across = int(round(width / length * (n_along - 1))) + 1
+    V, F = simkit.grid_sheet(n_along, n_across, length, width)
+    up = np.clip(V[:, 0] - length / 2, 0, None)
+    start = np.column_stack([np.where(up > 0, length / 2 - up * np.sin(np.radians(tilt)), V[:, 0]),
+                             d_hat / 2 + up * np.cos(np.radians(tilt)), V[:, 2]])
+    ground = np.array([[-1.0, 0.0, -1.0], [2.0, 0.0, -1.0], [2.0, 0.0, 1.0], [-1.0, 0.0, 1.0]])
+    X = np.vstack([V + [0.0, d_hat / 2, 0.0], ground])
+    faces = np.vstack([F, np.array([[0, 2, 1], [0, 3, 2]]) + len(V)])
+    E = simkit.edges(F)
+    lengths = simkit.edge_lengths(X, E)
+    body = SpringBody(X, F, E, ym=np.where(lengths > 1.2 * lengths.min(), 20.0, 1000.0) * lengths.min(), rho=0.2,
+                      a=-tunable("GRAVITY"))
+    C = simkit.hinge_quads(F)
+    bending = Bending(C, simkit.dihedral_angles(X, C), simkit.discrete_shells_stiffness(X, C, 1e-4))
+    weight = np.where(body.mass > 0, body.mass, body.mass.max())
+    fixed = np.arange(len(V), len(X))
+    barrier = contact_class(X, d_hat, tunable("KAPPA"), edges=simkit.edges(faces), faces=faces, weight=weight,
+                            fixed=fixed, psd="project")
+    held = Held(Sum(body, bending, barrier, Friction(barrier, 0.3, tunable("EPS_V"), dt)), X,
+                (fixed[:, None] * 3 + np.arange(3)).ravel())
+    M = held.project(sps.diags(np.repeat(body.mass, 3)).tocsc())
+    x0 = np.vstack([start, ground]).reshape(-1, 1)[held.free]
+    run = simulate(held, M, x0, dt, steps, tolerance=tunable("STEP_TOL"), max_iter=40,
+                   step_norm=lambda dx: np.abs(dx).max() / dt)
+    return run.states.reshape(steps + 1, -1, 3), faces, run.unconverged
+
+
+def test_intersection_count_reports_the_fold_passing_through_itself_without_ccd():
+    states, faces, _ = small_fold(Unfiltered)
+    assert np.count_nonzero(contact.count_intersections(states, faces)) > 0
+    states, faces, unconverged = small_fold(MeshContact)
+    assert np.count_nonzero(contact.count_intersections(states, faces)) == 0 and unconverged == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# exercises, media, page
+# ---------------------------------------------------------------------------------------------
+
+def test_exercise_answers(printed):
+    g1, g2, simulated, u1, u2 = line(rf"exercise 1: mass-weighted gaps {NUM}, {NUM} m \(simulated at double density "
+                                     rf"{NUM}\); weighted by 1: {NUM}, {NUM} m", printed)
+    assert g1 == pytest.approx(g2, abs=1e-6) and g1 == pytest.approx(tet_gap(), abs=1e-6)
+    assert simulated == pytest.approx(g2, abs=2e-6)
+    assert u2 < u1 - 1e-4                                           # unweighted: heavier rests lower
+    with_filter, without, total = line(r"exercise 2: with the filter (\d+) states crossed; without it (\d+) of (\d+)",
+                                       printed)
+    assert with_filter == 0 and 0 < without <= total
+    shares = re.findall(r"([a-z\- ()]+): (\d+) contacts, ([\d.]+)% of the force", printed.split("exercise 3:")[1]
+                        .splitlines()[0])
+    assert shares and sum(float(s) for *_, s in shares) == pytest.approx(100, abs=0.5)
+    by_kind = {name.strip(): float(share) for name, _, share in shares}
+    assert by_kind["point-triangle"] < 50                          # the faceted sphere holds the cloth on its ridges
+
+
+def test_chapter_publishes_its_media(chapter_run, executed):
+    figures, videos = checks.announced(executed)
+    assert figures == FIGURES and videos == list(VIDEOS)
+    checks.assert_media_decode(CHAPTER, FIGURES, VIDEOS)
+    tracked, expected = checks.published(CHAPTER, FIGURES, VIDEOS)
+    assert tracked == expected
+
+
+def test_committed_notebook_is_clean():
+    checks.assert_committed_notebook_clean(CHAPTER)
+
+
+def test_chapter_is_listed_and_cites_its_references():
+    assert "book/018_contact_3d" in (ROOT / "_toc.yml").read_text()
+    nb = json.loads((ROOT / "book" / f"{CHAPTER}.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    bib = (ROOT / "book" / "references.bib").read_text()
+    keys = set(re.findall(r"\{footcite\}`([^`]+)`", text))
+    assert {"li2020ipc", "li2021codim", "bridson2002robust"} <= keys
+    for key in keys:
+        assert f"{{{key}," in bib, key
+    assert len(re.findall(r"\*\*Exercise \d", text)) in range(3, 6)
