@@ -94,6 +94,7 @@ class ReducedElasticEnergy(Term):
         Jc = J[rows]
         self.JB = np.asarray((Jc @ B).todense() if sps.issparse(B) else Jc @ B)
         self.Jx0 = np.asarray(Jc @ x0)
+        self._blend = _blend_factors(self.JB, d, cW)
 
     def _F(self, z):
         z = self._x(z)
@@ -115,7 +116,47 @@ class ReducedElasticEnergy(Term):
         F = self._F(z)
         self._material.check_domain(F, "z")
         dd = self.dim * self.dim
-        D = stacked(self._material.dPdF(F, self.mu, self.lam, self.psd)) * self.cW[:, None, None]
-        JBe = self.JB.reshape(-1, dd, self.size)
-        H = self.JB.T @ (D @ JBe).reshape(-1, self.size)
+        D = self._material.dPdF(F, self.mu, self.lam, self.psd)            # (d*d, d*d, c)
+        if self._blend is not None:
+            H = _blend_hessian(*self._blend, D)
+        else:
+            D = stacked(D) * self.cW[:, None, None]
+            JBe = self.JB.reshape(-1, dd, self.size)
+            H = self.JB.T @ (D @ JBe).reshape(-1, self.size)
         return 0.5 * (H + H.T)
+
+
+def _blend_factors(JB, d, w):
+    r"""The factors of a basis that moves each component alike (``B = B_s \otimes I_d``: linear blend skinning), or None.
+
+    Then z holds p = r / d rows of d components, ``Z = z.reshape(p, d)``, and each cubature
+    element's F is :math:`F_e = Z^\top C_e`: row ``(e, i, j)`` of ``J_c B`` is ``C[e, :, j]`` on the
+    columns ``m d + i``. Returns ``C^T`` (c, d, p) and the weighted ``(w C^T)`` as (p, c d), or None
+    when ``J_c B`` is not of that form exactly.
+    """
+    c, r = JB.shape[0] // (d * d), JB.shape[1]
+    if r % d:
+        return None
+    rows = JB.reshape(c, d, d, r // d, d)                               # (e, i, j, m, i')
+    Ct = np.ascontiguousarray(rows[:, 0, :, :, 0])                      # (e, j, m)
+    expected = np.zeros_like(rows)
+    for i in range(d):
+        expected[:, i, :, :, i] = Ct
+    if not np.array_equal(rows, expected):
+        return None
+    return Ct, np.ascontiguousarray((w[:, None, None] * Ct).reshape(c * d, r // d).T)
+
+
+def _blend_hessian(Ct, wC, D):
+    r""":math:`H_{(m i)(n k)} = \sum_e w_e \sum_{jl} C_{emj}\, D_{e,ij,kl}\, C_{enl}`: the Hessian for a blend basis, (p d, p d).
+
+    Per element it is :math:`C_e D_{e,ik} C_e^\top` for each block (i, k) of output components, d^2
+    blocks of p x p: one product ``(p, c d) @ (c d, d^2 p)``, a d-th of the flops of
+    ``(J_c B)^T D (J_c B)`` (r = p d). Ct, wC from ``_blend_factors``; D (d*d, d*d, c) is dP/dF,
+    component-major.
+    """
+    c, d, p = Ct.shape
+    Dt = D.reshape(d, d, d, d, c).transpose(4, 1, 0, 2, 3).reshape(c, d, d * d, d)    # (e, j, (i, k), l)
+    Y = np.matmul(Dt, Ct[:, None])                                                     # (e, j, (i, k), n)
+    blocks = wC @ Y.reshape(c * d, d * d * p)                                          # (m, (i, k, n))
+    return blocks.reshape(p, d, d, p).transpose(0, 1, 3, 2).reshape(p * d, p * d)
