@@ -1,4 +1,4 @@
-r"""Random training poses of a reduced model: its linear modes with normal amplitudes, the same energy in each."""
+r"""Random training poses of a reduced model: its linear modes with normal amplitudes, the same force in each."""
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sps
@@ -11,13 +11,15 @@ RIGID = 1e-8
 
 
 def modal_training_poses(B, K, M, s, displacement, *, z0=None, seed=0):
-    r"""s random poses z0 + V c of a reduced model, each mode with the same expected strain energy.
+    r"""s random poses z0 + V c of a reduced model, each mode with the same expected force.
 
-    :math:`z_p = z_0 + \sum_j c_{jp} v_j`, :math:`c_{jp} \sim \mathcal N(0, a^2 \lambda_1 / \lambda_j)`,
-    with :math:`K v_j = \lambda_j M v_j` (:math:`v_j^\top M v_j = 1`): every mode stores
-    :math:`\tfrac12 \lambda_1 a^2` of energy on average, so stiff modes move little (the sampling of
-    An, Kim and James 2008's training poses). :math:`a` makes one standard deviation of the lowest
-    mode move the coordinate of ``B v_1`` that moves most by `displacement`.
+    :math:`z_p = z_0 + \sum_j c_{jp} v_j`, :math:`c_{jp} \sim \mathcal N(0, (a \lambda_1 / \lambda_j)^2)`,
+    with :math:`K v_j = \lambda_j M v_j` (:math:`v_j^\top M v_j = 1`): the linear force of mode j,
+    :math:`\lambda_j c_{jp} M v_j`, has the same spread :math:`a \lambda_1` in every mode, so a stiff
+    mode moves little and no mode's force drowns the others' in a fit (An, Kim and James 2008
+    scale their training poses' modal coordinates by :math:`\lambda_1 / \lambda_j`). :math:`a` makes one
+    standard deviation of the lowest mode move the coordinate of ``B v_1`` that moves most by
+    `displacement`.
 
     Parameters
     ----------
@@ -62,7 +64,7 @@ def modal_training_poses(B, K, M, s, displacement, *, z0=None, seed=0):
         raise ValueError("K: expected a stiffness with a strained mode, got none above 1e-8 of the largest eigenvalue")
     lam, V = lam[strained], V[:, strained]
     u1 = np.asarray(B @ V[:, :1])
-    amplitude = displacement / np.abs(u1).max() * np.sqrt(lam[0] / lam)
+    amplitude = displacement / np.abs(u1).max() * (lam[0] / lam)
     c = np.random.default_rng(seed).standard_normal((lam.size, s)) * amplitude[:, None]
     return z0 + V @ c
 
