@@ -34,6 +34,8 @@ from .hinge_quads import hinge_quads
 from .lbs_jacobian import lbs_jacobian
 from .linear_modal_analysis import linear_modal_analysis
 from .massmatrix import massmatrix
+from .modal_training_poses import modal_training_poses
+from .optimized_cubature import optimized_cubature
 from .project_into_subspace import project_into_subspace
 from .psd_project import psd_project
 from .skinning_eigenmodes import skinning_eigenmodes
@@ -49,6 +51,7 @@ __all__ = [
     "dihedral_angles_3d_hessian_element", "dihedral_angles_gradient_element", "dihedral_angles_hessian_element",
     "dirichlet_laplacian", "dirichlet_penalty", "discrete_shells_stiffness", "edge_displacement_jacobian",
     "edge_lengths", "edges", "gradient_cfd", "gravity_force", "grid_box", "grid_rectangle", "grid_sheet",
-    "hessian_cfd", "hinge_quads", "lbs_jacobian", "linear_modal_analysis", "massmatrix",
-    "project_into_subspace", "psd_project", "skinning_eigenmodes", "spectral_cubature", "volume", "ympr_to_lame",
+    "hessian_cfd", "hinge_quads", "lbs_jacobian", "linear_modal_analysis", "massmatrix", "modal_training_poses",
+    "optimized_cubature", "project_into_subspace", "psd_project", "skinning_eigenmodes", "spectral_cubature",
+    "volume", "ympr_to_lame",
 ]

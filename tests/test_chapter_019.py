@@ -31,7 +31,9 @@ ESTIMATE_TOL = 0.5              # percentage points: extrapolated gap against th
 ROUND_OFF = 1e-10               # m: the 4 m beam's all-mode run against the full run
 ROTATION_ROUND_OFF = 1e-8       # percent: volume change of the turned bar in the skinning subspace
 DIFFERENCE_TOL = 0.10           # relative trajectory difference of the richest skinning subspace
-MIN_SPEEDUP = 3.0               # a reduced step of the bar takes at most a third of a full one's CPU time
+CUBATURE_OWN_TOL = 0.02         # relative trajectory difference of the fitted cubature from the run without it
+STIFFNESS_TOL = 0.25            # the fitted cubature's rest stiffness within 25 % of the exact one
+MIN_SPEEDUP = 10.0              # a reduced step of the bar takes at most a tenth of a full one's CPU time
 RIGIDITY_TOL = 1e-4             # max |A A^T - I| of the affine bodies
 # every dynamic run: results/019_reduced/<scene>.npz, with its dimension and frame count
 SCENES = {"beam_full": (2, 61), "beam_modal": (2, 61), "spin_linear_modes": (3, 61), "spin_skinning": (3, 61),
@@ -218,9 +220,10 @@ def test_the_bar_is_big_and_bends_far(printed):
 
 
 def test_reduced_runs_approach_the_full_run_and_their_steps_are_faster(printed):
-    rows = np.array(re.findall(rf"k = (\d): +(\d+) coordinates: trajectory difference +{NUM} %, step +{NUM} ms",
-                               printed), dtype=float)
+    rows = np.array(re.findall(rf"k = (\d): +(\d+) coordinates: trajectory difference +{NUM} %, step +{NUM} ms "
+                               r"\((\d+) cubature elements\)", printed), dtype=float)
     assert len(rows) >= 4 and np.all(rows[:, 1] == 12 * rows[:, 0])
+    assert np.all(rows[:, 4] <= 2 * rows[:, 1])                       # two elements per coordinate at most
     difference = rows[:, 2] / 100
     assert np.all(np.diff(difference) < 0) and difference[-1] < DIFFERENCE_TOL
     reduced, full, ratio = line(rf"reduced step: {NUM} ms, full step: {NUM} ms \({NUM}x\)", printed)
@@ -229,39 +232,66 @@ def test_reduced_runs_approach_the_full_run_and_their_steps_are_faster(printed):
     assert reduced in rows[:, 3]                                       # one of the timed subspaces
 
 
-def test_position_clusters_integrate_the_stiffness_better_than_weight_clusters(printed):
-    ranges = dict((name, (float(lo), float(hi))) for name, lo, hi in re.findall(
-        rf"clustered by (the skinning weights|position): rest stiffness {NUM} to {NUM} times the exact one", printed))
-    lo_w, hi_w = ranges["the skinning weights"]
-    lo_p, hi_p = ranges["position"]
-    assert 0.5 < lo_p < 1 < hi_p < 1.5 and lo_w < lo_p
+def test_the_cubature_error_is_small_and_the_rest_is_the_subspaces(printed):
+    """Without cubature the featured subspace is as far from the full run; the cubature moves it by a little."""
+    k, exact, own = line(rf"k = (\d) without cubature \(\d+ elements\): trajectory difference {NUM} %; "
+                         rf"with cubature, from it: {NUM} %", printed)
+    with_cubature = dict((int(row[0]), float(row[1])) for row in re.findall(
+        rf"k = (\d): +\d+ coordinates: trajectory difference +{NUM} %", printed))[int(k)]
+    assert own / 100 < CUBATURE_OWN_TOL
+    assert abs(with_cubature - exact) <= own + 0.05                    # the triangle inequality, rounding
 
 
-def test_difference_check_fails_with_a_missing_cubature_weight():
-    """Cubature weights left at 1 instead of the clusters' volumes: the reduced bar barely moves."""
-    X, T = simkit.grid_box(9, 3, 3, 0.4, 0.1, 0.1)
+def test_fitted_cubature_integrates_the_stiffness_and_clusters_do_not(printed):
+    ranges = dict((name, (float(lo), float(hi))) for count, name, lo, hi in re.findall(
+        rf"cubature of (\d+) elements (clustered by the skinning weights|clustered by position|fitted to the forces): "
+        rf"rest stiffness {NUM} to {NUM} times the exact one", printed))
+    lo, hi = ranges["fitted to the forces"]
+    assert 1 - STIFFNESS_TOL < lo < 1 < hi < 1 + STIFFNESS_TOL
+    for name in ("clustered by the skinning weights", "clustered by position"):
+        lo_c, hi_c = ranges[name]
+        assert hi_c / lo_c > 1.5 * hi / lo, name                      # a wider spread than the fitted one's
+
+
+def small_bar():
+    """A 0.6 m bar of 648 tets in 3 clamped skinning weights: the reduced run of an elastic term, and the difference
+    of two runs."""
+    X, T = simkit.grid_box(13, 4, 4, 0.6, 0.15, 0.15)
     clamp = np.flatnonzero(X[:, 0] == 0.0)
     mu, lam = simkit.ympr_to_lame(1e5, 0.3)
     M = sp.sparse.kron(simkit.massmatrix(X, T, 1000.0), sp.sparse.eye(3), format="csc")
     f = simkit.gravity_force(X, T, rho=1000.0).reshape(-1, 1)
-    held = Held(ElasticEnergy(X, T, mu, lam) + Gravity(f), X, (clamp[:, None] * 3 + np.arange(3)).ravel())
-    full = simulate(held, held.project(M), X.reshape(-1, 1)[held.free], 1 / 30, 10, tolerance=1e-6, max_iter=50)
-    states = full.states.reshape(11, -1, 3)
+    _, _, B = simkit.skinning_eigenmodes(X, T, 3, bI=clamp)
+    M_r = (B.T @ M @ B).toarray()
     mass = M.diagonal()
 
-    def norm(U):
-        return np.sqrt((U.reshape(len(U), -1) ** 2 * mass).sum(axis=1))
-    _, _, B = simkit.skinning_eigenmodes(X, T, 6, bI=clamp)
-    cI, cW = simkit.spectral_cubature(X, T, X, 100)
-
-    def difference(weights):
-        potential = ReducedElasticEnergy(X, T, B, mu, lam, x0=X.reshape(-1, 1), cI=cI, cW=weights) + Gravity(B.T @ f)
-        run = simulate(potential, (B.T @ M @ B).toarray(), np.zeros((B.shape[1], 1)), 1 / 30, 10, tolerance=1e-6,
+    def run(elastic):
+        run = simulate(elastic + Gravity(B.T @ f), M_r, np.zeros((B.shape[1], 1)), 1 / 30, 10, tolerance=1e-6,
                        max_iter=50)
-        reduced = X + (run.states @ B.T.toarray()).reshape(11, -1, 3)
-        return norm(reduced - states).max() / norm(states - X).max()
-    assert difference(cW) < DIFFERENCE_TOL
-    assert difference(np.ones_like(cW)) > 5 * DIFFERENCE_TOL
+        return (run.states @ B.T.toarray()).reshape(11, -1)
+
+    def difference(states, reference):
+        norm = lambda U: np.sqrt((U ** 2 * mass).sum(axis=1))          # noqa: E731
+        return norm(states - reference).max() / norm(reference).max()
+    return X, T, B, M_r, mu, lam, run, difference
+
+
+def test_cubature_checks_fail_with_unfitted_weights_or_clusters():
+    """The fitted cubature stays within CUBATURE_OWN_TOL of the run without cubature; its elements with their volumes
+    as weights (the fit skipped), the weights left at 1, or clusters of as many elements do not."""
+    X, T, B, M_r, mu, lam, run, difference = small_bar()
+    x0 = X.reshape(-1, 1)
+    exact = ReducedElasticEnergy(X, T, B, mu, lam, x0=x0)
+    reference = run(exact)
+    Z = simkit.modal_training_poses(B, exact.hessian(np.zeros((B.shape[1], 1))), M_r, 20, 0.05)
+    cI, cW = simkit.optimized_cubature(X, T, B, Z, 2 * B.shape[1], mu, lam, x0=x0, tolerance=1e-4)
+
+    def own(cI, cW):
+        return difference(run(ReducedElasticEnergy(X, T, B, mu, lam, x0=x0, cI=cI, cW=cW)), reference)
+    assert own(cI, cW) < CUBATURE_OWN_TOL
+    assert own(cI, simkit.volume(X, T)[cI, 0]) > 5 * CUBATURE_OWN_TOL
+    assert own(cI, np.ones_like(cW)) > 5 * CUBATURE_OWN_TOL
+    assert own(*simkit.spectral_cubature(X, T, X, cI.size)) > 2 * CUBATURE_OWN_TOL
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import pytest
 import simkit
 from reduced_cases import bar_3d, strip_2d
 from simkit.energies.elastic import MATERIALS
-from simkit.terms import ElasticEnergy, ReducedElasticEnergy
+from simkit.terms import ElasticEnergy, Map, ReducedElasticEnergy
 
 FD_STEP = 1e-6
 GRAD_TOL = 1e-6       # relative to the largest entry
@@ -57,6 +57,40 @@ def test_every_element_is_the_full_energy_through_the_basis(mesh, psd):
     np.testing.assert_allclose(reduced.gradient(z), B.T @ full.gradient(x), rtol=1e-10, atol=1e-12)
     H = B.T @ (full.hessian(x) @ B)
     np.testing.assert_allclose(reduced.hessian(z), H, atol=1e-10 * abs(H).max())
+
+
+def cubature_as_full_terms(X, T, cI, cW, mu, lam, material, psd):
+    """The plain full term restricted to the cubature: ElasticEnergy of the elements T[cI], each weighted by
+    cW / vol through its Lame parameters (every material's density is linear in mu and lam together)."""
+    scale = cW / simkit.volume(X, T[cI])[:, 0]
+    return ElasticEnergy(X, T[cI], mu * scale, lam * scale, material, psd=psd)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("material", list(MATERIALS))
+@pytest.mark.parametrize("psd", [False, True])
+def test_the_blend_fast_path_is_the_map_of_the_full_terms_on_the_cubature(dim, material, psd):
+    """Skinning bases (B = B_s kron I_d) take the blend Hessian; linear modes the general one: both equal
+    E(B z + x0), B^T g and B^T H B of the full term restricted to the cubature, weighted."""
+    X, T = small_mesh(dim)
+    bI = np.flatnonzero(X[:, 0] == 0)
+    W, _, B_skin = simkit.skinning_eigenmodes(X, T, 3, bI=bI)
+    _, B_modes = simkit.linear_modal_analysis(X, T, 8, bI)
+    rng = np.random.default_rng(7)
+    cI = np.sort(rng.choice(len(T), len(T) // 3, replace=False))
+    cW = rng.uniform(0.5, 2.0, cI.size) * simkit.volume(X, T)[cI, 0]
+    mu, lam = rng.uniform(1.0, 2.0, len(T)), 3.0
+    x0 = X.reshape(-1, 1)
+    for B, blend in ((B_skin, True), (B_modes, False)):
+        term = ReducedElasticEnergy(X, T, B, mu, lam, material, x0=x0, cI=cI, cW=cW, psd=psd)
+        assert (term._blend is not None) == blend
+        plain = Map(cubature_as_full_terms(X, T, cI, cW, mu[cI], lam, material, psd), B, x0)
+        z = 0.05 * rng.standard_normal((B.shape[1], 1)) / abs(B).max()
+        np.testing.assert_allclose(term.energy(z), plain.energy(z), rtol=1e-12)
+        np.testing.assert_allclose(term.gradient(z), plain.gradient(z), rtol=1e-10, atol=1e-12 * abs(plain.gradient(z)).max())
+        H = plain.hessian(z)
+        H = H.toarray() if hasattr(H, "toarray") else H
+        np.testing.assert_allclose(term.hessian(z), H, atol=1e-11 * abs(H).max())
 
 
 def test_cubature_energy_is_the_weighted_sum_over_the_chosen_elements():

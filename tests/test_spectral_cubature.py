@@ -1,10 +1,12 @@
 """spectral_cubature (upstream's scheme) and project_into_subspace (mass-norm least squares)."""
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sps
+from scipy.cluster.vq import kmeans2
 
 import simkit
 from reduced_cases import bar_3d, upstream_meshes
@@ -58,6 +60,41 @@ def test_weights_are_cluster_volumes_and_the_element_is_nearest_its_centroid():
     np.testing.assert_array_equal(lI, np.argmin(distances, axis=1))
     assert labels.shape == (len(T),) and centroids.shape == (20, 6)
     assert len(simkit.spectral_cubature(X, T, W, 20, return_labels=True)) == 3
+
+
+def test_the_clusters_are_scipys_kmeans_plus_plus_clusters():
+    """The incremental k-means++ start draws scipy's centres: kmeans2(seed=0, minit="++") gives the same clusters."""
+    X, T, _ = bar_3d()
+    W, _, _ = simkit.skinning_eigenmodes(X, T, 6)
+    Wt = W[T].mean(axis=1)
+    centroids, labels = kmeans2(Wt, 40, seed=0, minit="++")
+    assert np.bincount(labels, minlength=40).min() > 0
+    _, _, ours, our_centroids = simkit.spectral_cubature(X, T, W, 40, return_labels=True, return_centroids=True)
+    np.testing.assert_array_equal(ours, labels)
+    np.testing.assert_array_equal(our_centroids, centroids)
+
+
+def test_empty_clusters_are_dropped_and_every_weight_is_positive():
+    """A step function as the basis: 5 distinct element averages (0, 1/4, ..., 1) for 8 clusters, so k-means leaves
+    some empty; they represent no element."""
+    X, T, _ = bar_3d()
+    W = (X[:, :1] > 1.5).astype(float)
+    Wt = W[T].mean(axis=1)
+    assert np.unique(Wt).size == 5
+    with warnings.catch_warnings(record=True) as caught:       # scipy also divides 0 by 0 in its start
+        warnings.simplefilter("always")
+        _, scipy_labels = kmeans2(Wt, 8, seed=0, minit="++")
+    assert any("empty" in str(w.message) for w in caught)
+    assert np.unique(scipy_labels).size < 8
+    lI, mc, labels, centroids = simkit.spectral_cubature(X, T, W, 8, return_labels=True, return_centroids=True)
+    c = np.unique(scipy_labels).size
+    assert lI.shape == mc.shape == (c,) and centroids.shape == (c, 1)
+    assert np.all(mc > 0)
+    np.testing.assert_array_equal(np.unique(labels), np.arange(c))
+    np.testing.assert_allclose(mc, np.bincount(labels, weights=simkit.volume(X, T)[:, 0]), rtol=1e-12)
+    np.testing.assert_allclose(mc.sum(), simkit.volume(X, T).sum(), rtol=1e-12)
+    constant = simkit.spectral_cubature(X, T, np.ones((len(X), 2)), 5)
+    assert constant[0].shape == (1,) and constant[1][0] == pytest.approx(simkit.volume(X, T).sum(), rel=1e-12)
 
 
 def test_cubature_is_exact_for_a_uniform_deformation():

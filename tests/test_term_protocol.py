@@ -312,3 +312,34 @@ def test_sum_update_reaches_every_term_in_order():
     total = terms.Sum(Recorder("a"), terms.Sum(Recorder("b"), Recorder("c")))
     assert total.update(np.full((2, 1), 3.0)) is total
     assert seen == [("a", 3.0), ("b", 3.0), ("c", 3.0)]
+
+
+class _DenseQuadratic(Term):
+    """1/2 x^T A x with a dense Hessian A, as a reduced term returns."""
+
+    def __init__(self, A):
+        self.A, self.size = A, A.shape[0]
+
+    def energy(self, x):
+        return 0.5 * float(x.T @ self.A @ x)
+
+    def gradient(self, x):
+        return self.A @ x
+
+    def hessian(self, x):
+        return self.A
+
+
+def test_a_constant_force_leaves_a_dense_hessian_dense():
+    """Gravity's zero sparse Hessian is skipped in a sum with a dense one (no numpy.matrix); the values are the sum."""
+    A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    gravity, quadratic = terms.Gravity(np.array([1.0, -2.0])), _DenseQuadratic(A)
+    x = np.array([[0.3], [-0.1]])
+    for total in (quadratic + gravity, gravity + quadratic, terms.Sum(gravity, quadratic, gravity)):
+        H = total.hessian(x)
+        assert type(H) is np.ndarray
+        np.testing.assert_array_equal(H, A)
+    both = (gravity + gravity).hessian(x)
+    assert sps.issparse(both) and both.nnz == 0 and both.shape == (2, 2)
+    springs = sps.csc_matrix(A)
+    assert sps.issparse((gravity + _DenseQuadratic(springs)).hessian(x))

@@ -18,6 +18,8 @@ pattern, a target) and then evaluate the unchecked kernels of ``simkit.energies`
 ``Sum(a, b, c).energy(x) == a.energy(x) + b.energy(x) + c.energy(x)`` exactly; a ``Sum`` is a
 term, whose ``max_step`` is the smallest of its terms' and whose ``update`` updates them all.
 """
+import scipy.sparse as sps
+
 from .. import _validate
 
 
@@ -81,6 +83,10 @@ class Term:
 
     def __radd__(self, other):
         return Sum(other, self) if is_term(other) else NotImplemented
+
+
+def _zero_sparse(H):
+    return sps.issparse(H) and H.nnz == 0
 
 
 def is_term(obj):
@@ -153,8 +159,20 @@ class Sum(Term):
         return self._total("gradient", x)
 
     def hessian(self, x):
-        """Sum of the Hessians, (N, N) sparse matrix."""
-        return self._total("hessian", x)
+        """Sum of the Hessians, (N, N) sparse matrix (or dense: a reduced term's).
+
+        A zero sparse Hessian (a constant force's) adds nothing to a dense one and is skipped:
+        adding it would turn a reduced model's small dense Hessian into a ``numpy.matrix`` through
+        a sparse sum, at a cost comparable to the rest of its Newton iteration.
+        """
+        first, *rest = self.terms
+        total = first.hessian(x)
+        for term in rest:
+            H = term.hessian(x)
+            if _zero_sparse(H) and not sps.issparse(total):
+                continue
+            total = H if _zero_sparse(total) and not sps.issparse(H) else total + H
+        return total
 
     @property
     def has_max_step(self):

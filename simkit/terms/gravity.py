@@ -21,6 +21,7 @@ class Gravity(Term):
         if self.f_g.shape[0] == 0:
             raise ValueError("f_g: expected at least one degree of freedom, got an empty array")
         self.size = self.f_g.shape[0]
+        self._zero = sps.csc_matrix((self.size, self.size))
 
     def energy(self, x):
         """Potential of the forces, float."""
@@ -32,6 +33,6 @@ class Gravity(Term):
         return -self.f_g
 
     def hessian(self, x):
-        """Zero Hessian, (N, N) sparse matrix."""
+        """Zero Hessian, (N, N) sparse matrix (the same empty matrix every call)."""
         self._x(x)
-        return sps.csc_matrix((self.size, self.size))
+        return self._zero
