@@ -4,6 +4,7 @@ import scipy.linalg as sla
 import scipy.sparse as sps
 
 from . import _validate
+from ._eigen import _normalize_signs
 
 # modes whose stiffness is below this fraction of the largest are motions without strain (rigid,
 # or the affine maps of an unclamped skinning subspace): they get no amplitude
@@ -62,7 +63,7 @@ def modal_training_poses(B, K, M, s, displacement, *, z0=None, seed=0):
     strained = lam > RIGID * lam.max()
     if not strained.any():
         raise ValueError("K: expected a stiffness with a strained mode, got none above 1e-8 of the largest eigenvalue")
-    lam, V = lam[strained], V[:, strained]
+    lam, V = lam[strained], _normalize_signs(V[:, strained])     # the same poses whatever sign LAPACK gives
     u1 = np.asarray(B @ V[:, :1])
     amplitude = displacement / np.abs(u1).max() * (lam[0] / lam)
     c = np.random.default_rng(seed).standard_normal((lam.size, s)) * amplitude[:, None]

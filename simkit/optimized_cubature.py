@@ -44,6 +44,8 @@ GROWTH = 4
 # a training pose whose largest stress is below this fraction of the largest Lame parameter is
 # skipped: a rest or rigid pose, where every element's force vanishes and any weights reproduce it
 ZERO_STRESS = 1e-8
+# digits of the best score to which the greedy round compares the elements' scores (round-off below them)
+SCORE_DIGITS = 9
 # relative ridge of the chosen columns' Gram matrix before its Cholesky factor (near-equal columns)
 RIDGE = 1e-12
 
@@ -178,7 +180,7 @@ class _Fit:
         while chosen.size < k:
             score = np.where(left, self.scores(residual), -np.inf)
             count = min(1 + chosen.size // GROWTH, k - chosen.size)
-            new = np.argpartition(-score, count - 1)[:count]
+            new = _best(score, count)
             new = new[score[new] > 0]
             if new.size == 0:
                 break
@@ -193,6 +195,18 @@ class _Fit:
                 break
         order = np.argsort(chosen)
         return chosen[order], weights[order]
+
+
+def _best(score, count):
+    """Indices of the `count` highest scores, read to SCORE_DIGITS digits of the best, ties to the lower index.
+
+    A symmetric mesh has elements whose scores are equal but for round-off, which BLAS threads or
+    another CPU order differently: reading the scores to fewer digits makes the choice the same
+    everywhere.
+    """
+    top = np.max(score)
+    key = np.round(score / top, SCORE_DIGITS) if top > 0 else score
+    return np.lexsort((np.arange(score.size), -key))[:count]
 
 
 def _nonnegative_least_squares(A, b):
