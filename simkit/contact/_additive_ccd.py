@@ -120,14 +120,15 @@ def _never(E, R, t0, t1, slack):
     return no, no
 
 
-def determinant_slack(E, R, D):
+def determinant_slack(E, R, D0):
     """Round-off bound (k,) of the coplanarity determinants: E, R (k, q, dim) the edge vectors and their motion.
 
-    D (k, m, dim) the points' displacements. Each row ``E_i + t R_i`` is at most ``|E_i| + |R_i|``
-    long and off by round-off of ``max |D|`` at most (R is a difference of displacements).
+    D0 (k, dim) the first point's displacement. A row ``E_i + t R_i`` (t in [0, 1]) is at most
+    ``|E_i| + |R_i|`` long, and off by round-off of ``|D_i| + |D_0| <= |R_i| + 2 |D_0|`` at most (R
+    is a difference of the points' displacements, each rounded).
     """
-    rows = np.sqrt(np.einsum("kqd,kqd->kq", E, E)) + np.sqrt(np.einsum("kqd,kqd->kq", R, R))
-    return CERTIFICATE_SLACK * np.prod(rows + np.sqrt(np.einsum("kmd,kmd->km", D, D)).max(axis=1)[:, None], axis=1)
+    e, r = np.sqrt(np.einsum("kqd,kqd->kq", E, E)), np.sqrt(np.einsum("kqd,kqd->kq", R, R))
+    return CERTIFICATE_SLACK * np.prod(e + 2.0 * r + 2.0 * np.sqrt(dot(D0, D0))[:, None], axis=1)
 
 
 def axes_of(side_a, side_b, dim):
@@ -250,7 +251,7 @@ def additive_ccd(X0, X1, distance, side_a, side_b, coplanar=True, t_max=1.0, min
     certify = _root_free if coplanar else _never
     toi = np.full(k, np.inf)
     result = (lambda: float(toi.min(initial=np.inf))) if minimum else (lambda: toi)
-    slack_v = determinant_slack(E, R, D)
+    slack_v = determinant_slack(E, R, D[:, 0])
     # most stencils of a step never come near coplanarity: certified at once, without a distance
     idx = np.flatnonzero(~certify(E, R, np.zeros(k), np.full(k, t_max), slack_v)[0])
     if not idx.size:
@@ -259,6 +260,7 @@ def additive_ccd(X0, X1, distance, side_a, side_b, coplanar=True, t_max=1.0, min
     edges, plane = axes_of(side_a, side_b, dim)
     t = np.zeros(idx.size)
     window = np.full(idx.size, t_max)
+    windowed = np.zeros(idx.size, dtype=bool)             # a window has been certified
     for iteration in range(MAX_ITERATIONS):
         if not idx.size:
             return result()
@@ -276,8 +278,11 @@ def additive_ccd(X0, X1, distance, side_a, side_b, coplanar=True, t_max=1.0, min
         free, separated = certify(E[idx], R[idx], t, t + window, slack_v[idx])
         advance = np.where(free, np.maximum(window, step), step)
         window = np.where(free, 2.0 * window, 0.5 * window)
-        if coplanar:                 # about to stop, with no root of V just ahead: the widest window V clears
-            low = np.flatnonzero((advance < STOP * t) & separated)
+        windowed |= free                                  # the coplanarity certificate works here
+        if coplanar:
+            # about to stop where windows have worked and V has no root just ahead: the widest window V
+            # clears, every halving at once
+            low = np.flatnonzero((advance < STOP * t) & separated & windowed)
             E_low, R_low = E[idx[low]], R[idx[low]]
             low = low[_volume(E_low, R_low, t[low]) * _volume(E_low, R_low, (1 + STOP) * t[low]) > 0]
             if low.size:
@@ -294,7 +299,7 @@ def additive_ccd(X0, X1, distance, side_a, side_b, coplanar=True, t_max=1.0, min
         keep = ~(done | stop)
         if minimum:                                       # no later stencil can beat the best found
             keep &= t < toi.min(initial=np.inf)
-        idx, t, window, slack = idx[keep], t[keep], window[keep], slack[keep]
+        idx, t, window, slack, windowed = idx[keep], t[keep], window[keep], slack[keep], windowed[keep]
     toi[idx] = t
     return result()
 
@@ -305,12 +310,12 @@ def additive_ccd_element(x0, x1, distance, side_a, side_b, coplanar=True):
     dx = x1 - x0
     m, dim = x0.shape
     E, R = (x0[1:] - x0[:1])[None], (dx[1:] - dx[:1])[None]
-    slack_v = determinant_slack(E, R, dx[None])
+    slack_v = determinant_slack(E, R, dx[None, 0])
     slack = CERTIFICATE_SLACK * (max(np.linalg.norm(p) for p in x0) + max(np.linalg.norm(v) for v in dx))
     edges, plane = axes_of(side_a, side_b, dim)
     if coplanar and _root_free(E, R, np.zeros(1), np.ones(1), slack_v)[0][0]:
         return np.inf
-    t, window = 0.0, 1.0
+    t, window, windowed = 0.0, 1.0, False
     for _ in range(MAX_ITERATIONS):
         x = x0 + t * dx
         r = distance(x[None]).weights[0] @ x              # from B's closest point to A's
@@ -332,7 +337,8 @@ def additive_ccd_element(x0, x1, distance, side_a, side_b, coplanar=True):
             free, separated = False, False
         advance = max(window, step) if free else step     # V(t) keeps its sign on a free window
         window = 2.0 * window if free else 0.5 * window
-        if (coplanar and advance < STOP * t and separated   # about to stop, no root of V just ahead
+        windowed = windowed or free
+        if (coplanar and advance < STOP * t and separated and windowed   # about to stop where windows work
                 and _volume(E, R, np.array([t]))[0] * _volume(E, R, np.array([(1 + STOP) * t]))[0] > 0):
             w = window                                    # the widest window V clears
             while w >= STOP * t:
