@@ -175,8 +175,9 @@ def test_a_shorter_search_and_the_minimum_alone(family):
     assert f(X0[np.isinf(full)], X1[np.isinf(full)], minimum=True) == np.inf
     half = f(X0, X1, t_max=0.5)
     assert (half[np.isfinite(half)] <= 0.5).all()
-    assert np.isfinite(half[full < 0.49]).all() and np.isinf(half[full > 0.5]).mean() > 0.99
-    ratio = half[full < 0.49] / full[full < 0.49]             # two lower bounds, both tight but near misses
+    early = full < 0.4                                        # a contact before 0.4 / 0.8 = 0.5 (full is tight)
+    assert np.isfinite(half[early]).all() and np.isinf(half[full > 0.5]).mean() > 0.99
+    ratio = half[early] / full[early]                         # two lower bounds, both tight but near misses
     assert np.median(np.abs(ratio - 1)) < 0.01 and (np.abs(ratio - 1) < 0.25).all()
 
 
@@ -186,7 +187,9 @@ def test_fast_path_matches_the_element_tier(family):
     X0, X1 = random_motions(family, 300, 3)
     t = f(X0, X1)
     te = np.array([_additive_ccd.additive_ccd_element(x0, x1, distance, a, b) for x0, x1 in zip(X0, X1)])
-    np.testing.assert_allclose(t, te, rtol=1e-9)           # the same search, up to the sums' round-off
+    # the same search, up to the sums' round-off: near an impact the shortest vector's direction
+    # carries round-off / d, and the two tiers may take a different (equally certified) axis
+    np.testing.assert_allclose(t, te, rtol=1e-6)
     assert np.isfinite(t).sum() > 10
 
 

@@ -2,9 +2,10 @@ r"""Continuous collision detection of two edges moving linearly, 3D, batched.
 
 Edge A moves from (a0_t0, a1_t0) to (a0_t1, a1_t1), edge B from (b0_t0, b1_t0) to (b0_t1, b1_t1),
 over t in [0, 1]. The returned time is a lower bound on their first contact, at least about 0.99
-of it on a transversal approach (``simkit.contact._additive_ccd``: additive CCD steps of
-:math:`0.9\, d / l`, a separating axis' free time in closed form, and windows certified free of
-coplanarity, :math:`\det[a_1 - a_0, b_0 - a_0, b_1 - a_0] \ne 0`).
+of it on a transversal approach (``simkit.contact._additive_ccd``: separating axes whose gaps stay
+positive for a time found in closed form, among them the edges' common normal
+:math:`e_a \times e_b`, and windows certified free of coplanarity,
+:math:`\det[a_1 - a_0, b_0 - a_0, b_1 - a_0] \ne 0`, both exact up to a bound on their round-off).
 Parallel edges moving in parallel planes are certified at once.
 """
 from ._additive_ccd import additive_ccd
@@ -39,8 +40,9 @@ def edge_edge_ccd(a0_t0, a1_t0, b0_t0, b1_t0, a0_t1, a1_t1, b0_t1, b1_t1):
     Returns
     -------
     t : (k,) float array
-        A lower bound on each first time of contact in [0, 1] (0 if they touch at t = 0), ``inf``
-        where they do not touch; within 1% of the time of impact on a transversal approach.
+        A lower bound on each first time of contact in [0, 1] (0 if they touch at t = 0, or within
+        round-off of touching), ``inf`` where they do not touch; within 1% of the time of impact on
+        a transversal approach.
     """
     X = points({"a0_t0": a0_t0, "a1_t0": a1_t0, "b0_t0": b0_t0, "b1_t0": b1_t0,
                 "a0_t1": a0_t1, "a1_t1": a1_t1, "b0_t1": b0_t1, "b1_t1": b1_t1}, (3,))

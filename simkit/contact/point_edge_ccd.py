@@ -1,11 +1,11 @@
 r"""Continuous collision detection of a point and an edge moving linearly, 2D (and 3D), batched.
 
 The point moves from p0 to p1 and the edge from (a0, b0) to (a1, b1) over t in [0, 1]. The
-returned time is a lower bound on their first contact (``simkit.contact._additive_ccd``: additive
-CCD steps of :math:`0.9\, d / l`, a separating axis' free time in closed form, and in 2D windows
-certified free of collinearity, :math:`\det[a - p, b - p] \ne 0`). In 3D a point and an edge
-touch only on special motions and the collinearity certificate does not apply: the additive
-steps and the axis answer.
+returned time is a lower bound on their first contact (``simkit.contact._additive_ccd``:
+separating axes whose gaps stay positive for a time found in closed form, and in 2D windows
+certified free of collinearity, :math:`\det[a - p, b - p] \ne 0`, both exact up to a bound on
+their round-off). In 3D a point and an edge touch only on special motions and the collinearity
+certificate does not apply: the axes answer.
 """
 from ._additive_ccd import additive_ccd
 from ._stencil import points
@@ -39,8 +39,9 @@ def point_edge_ccd(p0, a0, b0, p1, a1, b1):
     Returns
     -------
     t : (k,) float array
-        A lower bound on each first time of contact in [0, 1] (0 if they touch at t = 0), ``inf``
-        where they do not touch; in 2D within 1% of the time of impact on a transversal approach.
+        A lower bound on each first time of contact in [0, 1] (0 if they touch at t = 0, or within
+        round-off of touching), ``inf`` where they do not touch; in 2D within 1% of the time of
+        impact on a transversal approach.
     """
     X = points({"p0": p0, "a0": a0, "b0": b0, "p1": p1, "a1": a1, "b1": b1}, (2, 3))
     return _point_edge_ccd(X[:, :3], X[:, 3:])

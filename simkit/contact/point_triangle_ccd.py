@@ -2,9 +2,9 @@ r"""Continuous collision detection of a point and a triangle moving linearly, 3D
 
 The point moves from p0 to p1 and the triangle's corners from (a0, b0, c0) to (a1, b1, c1) over
 t in [0, 1]. The returned time is a lower bound on their first contact, at least about 0.99 of it
-on a transversal approach (``simkit.contact._additive_ccd``: additive CCD steps of
-:math:`0.9\, d / l`, a separating axis' free time in closed form, and windows certified free of
-coplanarity, :math:`\det[a - p, b - p, c - p] \ne 0`).
+on a transversal approach (``simkit.contact._additive_ccd``: separating axes whose gaps stay
+positive for a time found in closed form, and windows certified free of coplanarity,
+:math:`\det[a - p, b - p, c - p] \ne 0`, both exact up to a bound on their round-off).
 """
 from ._additive_ccd import additive_ccd
 from ._stencil import points
@@ -38,10 +38,10 @@ def point_triangle_ccd(p0, a0, b0, c0, p1, a1, b1, c1):
     Returns
     -------
     t : (k,) float array
-        A lower bound on each first time of contact in [0, 1] (0 if they touch at t = 0), ``inf``
-        where they do not touch. On a transversal approach it is within 1% of the time of impact;
-        on a motion that stays nearly coplanar and close for long it may be lower (the search
-        stops after a bounded number of steps).
+        A lower bound on each first time of contact in [0, 1] (0 if they touch at t = 0, or within
+        round-off of touching), ``inf`` where they do not touch. On a transversal approach it is
+        within 1% of the time of impact; it may be lower where the primitives pass within 1e-7 of
+        the positions' size of each other on the way.
     """
     X = points({"p0": p0, "a0": a0, "b0": b0, "c0": c0, "p1": p1, "a1": a1, "b1": b1, "c1": c1}, (3,))
     return _point_triangle_ccd(X[:, :4], X[:, 4:])

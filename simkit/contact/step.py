@@ -9,11 +9,16 @@ time of impact that is never later than its first contact; and the filter is
     alpha = min(1, safety * min_k t_k)
 
 (Li et al. 2020's filtered line search), so every iterate of a Newton solve stays free of
-contact and interpenetration.
+contact and interpenetration. Two primitives that touch at X, or are too close for the CCD to
+tell them apart from touching in floating point (within about 1e-13 of the coordinates' size),
+have time 0: no step is safe, and ``collision_free_step`` raises ``ValueError`` naming them
+rather than return a step that may cross.
 
 Only the minimum matters, so not every pair goes through the CCD. A pair's distance d0 at t = 0
 can shrink at most at the rate ``l = max |dx_i - dx_j|`` over a point i of one primitive and a
-point j of the other (the CCD's own Lipschitz bound), so it cannot touch before ``d0 / l``. Pairs
+point j of the other (the CCD's own Lipschitz bound), so it cannot touch before ``d0 / l`` (d0
+less ``DISTANCE_ROUNDOFF`` of the coordinates' size: Ericson's distance of two edges at a small
+angle is off by up to a few 1e-12 of their length). Pairs
 go through the CCD in increasing order of that bound, in batches, and the search stops once the
 next bound is no earlier than the smallest time found: the result is a lower bound on the first
 contact of every pair, as tight as running the CCD on all of them. A pair that cannot touch
@@ -32,6 +37,7 @@ from .point_triangle_ccd import _point_triangle_ccd
 from .point_triangle_distance import _point_triangle
 
 FIRST_BATCH = 1024      # pairs with the earliest bounds that go through the CCD first
+DISTANCE_ROUNDOFF = 1e-10   # a bound on the distances' round-off, relative to the coordinates' size
 WHAT = {3: ("vertex and triangle (p, a, b, c)", "edges (a0, a1, b0, b1)"), 2: ("vertex and segment (p, a, b)",)}
 
 
@@ -62,7 +68,7 @@ def collision_free_step(mesh, X, dX, safety):
     Raises
     ------
     ValueError
-        Two primitives touch at X (distance 0): the message names them.
+        Two primitives touch at X (distance 0, or within round-off of it): the message names them.
     """
     X1 = X + dX
     return min(1.0, safety * earliest_contact(mesh, X, X1, *mesh.swept_candidates(X, X1)))
@@ -83,13 +89,15 @@ def earliest_contact(mesh, X, X1, point_target, edge_edge):
     else:
         families = [(np.column_stack([point_target[:, 0], mesh.edges[point_target[:, 1]]]), _point_edge_ccd,
                      lambda X, nodes: _point_edge(X[nodes], 0).distance, [0], [1, 2])]
-    # every pair's earliest possible contact, d0 / l, and which family it belongs to
+    # every pair's earliest possible contact, d0 / l, and which family it belongs to; the distances
+    # are trusted to DISTANCE_ROUNDOFF of the positions' size (Ericson's near-parallel edges included)
+    margin = DISTANCE_ROUNDOFF * (np.abs(X).max(initial=0.0) + np.abs(dX).max(initial=0.0))
     bounds, family, row = [], [], []
     for f, (nodes, _, distance, side_a, side_b) in enumerate(families):
         if len(nodes):
             speed = lipschitz_bound(dX[nodes], side_a, side_b)
-            with np.errstate(divide="ignore", invalid="ignore"):       # (1 - 1e-12): round-off of the distances
-                bounds.append(np.where(speed > 0, (1.0 - 1e-12) * distance(X, nodes) / speed, np.inf))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                bounds.append(np.where(speed > 0, np.maximum(distance(X, nodes) - margin, 0.0) / speed, np.inf))
             family.append(np.full(len(nodes), f))
             row.append(np.arange(len(nodes)))
     if not bounds:
@@ -106,17 +114,20 @@ def earliest_contact(mesh, X, X1, point_target, edge_edge):
             if len(stencils):
                 # search [0, min(1, earliest)], the smallest time only
                 t = ccd(X[stencils], X1[stencils], t_max=min(1.0, earliest), minimum=True)
-                if not t > 0:                                  # 0 only where two primitives touch at the start
-                    _name_touching(mesh, f, stencils, X)
+                if not t > 0:                 # 0 only where two primitives touch at the start, to round-off
+                    _name_touching(mesh, f, stencils, X, X1, ccd)
                 earliest = min(earliest, t)
         start += batch
         batch *= 4
     return earliest
 
 
-def _name_touching(mesh, family, stencils, X):
-    """Raise ValueError naming the stencils of `family` at distance 0 in X."""
+def _name_touching(mesh, family, stencils, X, X1, ccd):
+    """Raise ValueError naming the stencils of `family` that touch at X, to round-off (their CCD time is 0)."""
+    bad = stencils[ccd(X[stencils], X1[stencils]) == 0][:3]
     distance = (_point_triangle if mesh.dim == 3 and family == 0 else _edge_edge if mesh.dim == 3 else _point_edge)
-    bad = stencils[distance(X[stencils], 0).distance <= 0][:3]
+    d = distance(X[bad], 0).distance
     raise ValueError(f"x: {WHAT[mesh.dim][family]} {', '.join(str(tuple(int(v) for v in b)) for b in bad)} touch "
-                     "(distance 0) at the start of the step; barrier contact needs positions free of contact")
+                     f"at the start of the step (distance {', '.join(f'{v:.3g}' for v in d)}: zero, or too small for "
+                     "the CCD to separate from contact in floating point); barrier contact needs positions free of "
+                     "contact")
