@@ -193,17 +193,91 @@ def test_static_obstacle_pairs_are_never_queried(monkeypatch):
     fixed = np.arange(len(X)) < m * m
     mesh = CollisionMesh(X, simkit.edges(F), F, fixed=fixed)
     sizes = []
-    real = broad_phase.box_pairs
 
-    def spy(lo, hi, lo_b=None, hi_b=None):
-        sizes.append(len(lo) * (len(lo) if lo_b is None else len(lo_b)))
-        return real(lo, hi, lo_b, hi_b)
+    def spy(real):
+        def counted(lo, hi, lo_b=None, hi_b=None, *rest):
+            sizes.append(len(lo) * (len(lo) if lo_b is None else len(lo_b)))
+            return real(lo, hi, *(() if lo_b is None else (lo_b, hi_b)), *rest)
+        return counted
 
-    monkeypatch.setattr("simkit.contact.collision_mesh.box_pairs", spy)
+    for module in ("simkit.contact.collision_mesh", "simkit.contact.broad_phase"):
+        for name in ("_cross_ij", "_self_pairs"):
+            if hasattr(__import__(module, fromlist=[name]), name):
+                monkeypatch.setattr(f"{module}.{name}", spy(getattr(__import__(module, fromlist=[name]), name)))
     pt, ee = mesh.candidates(X, 0.02)
-    assert len(pt) and len(ee)
+    assert len(pt) and len(ee) and sizes
     static_faces, static_edges = 800, len(mesh.edges) - 5
     assert max(sizes) < static_faces * static_faces / 10 and max(sizes) < static_edges * static_edges / 10
+
+
+def obstacle_scene(rng, m=7):
+    """A crumpled sheet (moving) over a fixed, bumpy ground grid (the obstacle), and the fixed mask."""
+    X, F, _ = crumpled_sheet(rng, m=6, amplitude=0.1)
+    X[:, 1] += 0.25
+    G, FG = simkit.grid_sheet(m, m)
+    G[:, 1] = 0.15 * rng.standard_normal(len(G))
+    Y = np.concatenate([X, 1.2 * G - 0.1])
+    FY = np.concatenate([F, FG + len(X)])
+    return Y, FY, simkit.edges(FY), np.arange(len(Y)) >= len(X)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_fixed_obstacle_prepared_once_gives_the_brute_force_pairs_at_every_query(seed):
+    """The fixed obstacle's boxes are built once and reused: candidates and swept candidates stay exactly the brute
+    force's over many states of the moving sheet, after the obstacle moves (the cache is rebuilt), and for a step
+    that moves a fixed vertex (no cache)."""
+    rng = np.random.default_rng(seed)
+    X, F, E, fixed = obstacle_scene(rng)
+    mesh = CollisionMesh(X, E, F, fixed=fixed)
+    built = []
+    real = broad_phase.FixedBoxes.__init__
+
+    def counting(self, lo, hi):
+        built.append(len(lo))
+        real(self, lo, hi)
+
+    broad_phase.FixedBoxes.__init__, restore = counting, real
+    try:
+        Y = X.copy()
+        for k in range(6):
+            Y[~fixed] = X[~fixed] + 0.08 * rng.standard_normal(((~fixed).sum(), 3)) - [0.0, 0.04 * k, 0.0]
+            pt, ee = mesh.candidates(Y, 0.06)
+            want_pt, want_ee = brute_candidates(Y, E, F, 0.06, fixed=fixed)
+            assert as_set(pt) == want_pt and as_set(ee) == want_ee and len(pt) == len(want_pt)
+            Y1 = Y + 0.05 * rng.standard_normal(Y.shape) * ~fixed[:, None]
+            pt, ee = mesh.swept_candidates(Y, Y1)
+            want_pt, want_ee = brute_candidates(Y, E, F, 0.0, fixed=fixed, X1=Y1)
+            assert as_set(pt) == want_pt and as_set(ee) == want_ee
+        assert any(fixed[p] for p in pt[:, 0]) and any(fixed[E[b]].all() for b in ee[:, 1]), "the obstacle is met"
+        assert len(built) == 6, "the fixed points, faces and edges, once per inflation (0.06, and 0 for steps)"
+        Y[fixed] += [0.0, 0.05, 0.0]                         # the obstacle moved: its boxes are rebuilt
+        pt, ee = mesh.candidates(Y, 0.06)
+        assert (as_set(pt), as_set(ee)) == brute_candidates(Y, E, F, 0.06, fixed=fixed) and len(built) == 9
+        Y1 = Y + 0.05 * rng.standard_normal(Y.shape)         # a step that moves fixed vertices: swept afresh
+        pt, ee = mesh.swept_candidates(Y, Y1)
+        assert (as_set(pt), as_set(ee)) == brute_candidates(Y, E, F, 0.0, fixed=fixed, X1=Y1)
+    finally:
+        broad_phase.FixedBoxes.__init__ = restore
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_fixed_boxes_drop_only_query_boxes_that_meet_no_fixed_box(dim):
+    rng = np.random.default_rng(dim)
+    lo, hi = random_boxes(rng, 300, dim, flat_axis=1)
+    q_lo, q_hi = random_boxes(rng, 500, dim)
+    q_lo, q_hi = 1.6 * q_lo - 0.3, 1.6 * q_hi - 0.3                 # some outside the fixed boxes' bounds
+    fixed = broad_phase.FixedBoxes(lo, hi)
+    overlap = ((q_lo[:, None] <= hi[None]) & (lo[None] <= q_hi[:, None])).all(axis=2)
+    near = fixed.near(q_lo, q_hi)
+    assert (near >= overlap.any(axis=1)).all(), "a query box that meets a fixed box is kept"
+    assert (~near).sum() > 50 and (near & ~overlap.any(axis=1)).sum() < near.sum() / 2
+    i, j = fixed.pairs(q_lo, q_hi)
+    assert set(zip(i.tolist(), j.tolist())) == set(zip(*(a.tolist() for a in np.nonzero(overlap))))
+    # boxes touching exactly count, including at the grid's cell borders
+    touching = broad_phase.FixedBoxes(np.array([[0.0] * dim, [1.0] * dim]), np.array([[1.0] * dim, [3.0] * dim]))
+    assert touching.near(np.array([[3.0] * dim, [-1.0] * dim]), np.array([[4.0] * dim, [0.0] * dim])).all()
+    assert not touching.near(np.array([[3.5] * dim]), np.array([[4.0] * dim])).any()
+    assert broad_phase.FixedBoxes(np.zeros((0, dim)), np.zeros((0, dim))).pairs(q_lo, q_hi)[0].shape == (0,)
 
 
 def test_collision_mesh_errors():
