@@ -28,6 +28,9 @@ from .intersections import _edge_triangle, _segment_meets_segment_2d
 
 # A rest triangle whose |(b - a) x (c - a)|^2 is at most this times |b - a|^2 |c - a|^2 has zero area.
 ZERO_AREA = 1e-28
+# A mesh with at most this many point-target and edge-edge pairs in all (a chapter's small scene) lists them
+# once, and each query tests those pairs' boxes directly: cheaper there than building any tree.
+SMALL_SCENE_PAIRS = 4096
 
 
 def _labels(bodies, n):
@@ -168,6 +171,7 @@ class CollisionMesh:
         self._still_vertices = {name: vertices[name][i] for name, i in self._still.items()}
         self._fixed_vertices = np.flatnonzero(self.fixed)
         self._fixed_boxes = {}         # inflation -> (fixed vertices' positions, their FixedBoxes), built once
+        self._every = self._every_pair() if self._pair_count() <= SMALL_SCENE_PAIRS else None
 
     def __repr__(self):
         return (f"CollisionMesh({self.n} vertices in {self.dim}D, {len(self.points)} points, {len(self.edges)} edges, "
@@ -280,7 +284,47 @@ class CollisionMesh:
             self._fixed_boxes[inflation] = (F0.copy(), boxes)
         return boxes
 
+    def _pair_count(self):
+        return len(self.points) * len(self._targets) + (len(self.edges) ** 2 // 2 if self.dim == 3 else 0)
+
+    def _every_pair(self):
+        """A small scene's every candidate pair whatever the positions: (vertex ids and target nodes (k, 1 + q),
+        target ids (k,), edge pairs (l, 2), their nodes (l, 4))."""
+        p, t = (a.reshape(-1) for a in np.meshgrid(np.arange(len(self.points)), np.arange(len(self._targets)),
+                                                   indexing="ij"))
+        moving_p = np.zeros(len(self.points), dtype=bool)
+        moving_p[self._moving["points"]] = True
+        moving_t = np.zeros(len(self._targets), dtype=bool)
+        moving_t[self._moving["targets"]] = True
+        keep = moving_p[p] | moving_t[t]
+        point_target = self._filter_point_target(p[keep], t[keep])
+        a, b = np.triu_indices(len(self.edges), 1) if self.dim == 3 else (np.zeros(0, np.int64),) * 2
+        moving_e = np.zeros(len(self.edges), dtype=bool)
+        moving_e[self._moving["edges"]] = True
+        keep = moving_e[a] | moving_e[b]
+        edge_edge = self._filter_edge_edge(np.column_stack([a[keep], b[keep]]).astype(np.int64))
+        return (np.column_stack([point_target[:, 0], self._targets[point_target[:, 1]]]), point_target[:, 1],
+                edge_edge, self.edges[edge_edge].reshape(-1, 4))
+
+    def _small_pairs(self, X0, X1, inflation):
+        """``_pairs`` of a small scene: its every pair's boxes tested at once."""
+        pt_nodes, targets, edge_edge, ee_nodes = self._every
+        G = X0[pt_nodes] if X1 is X0 else np.concatenate([X0[pt_nodes], X1[pt_nodes]], axis=1)
+        q = pt_nodes.shape[1]
+        P, T = (G[:, 0], G[:, 1:]) if X1 is X0 else (G[:, [0, q]], np.concatenate([G[:, 1:q], G[:, q + 1:]], axis=1))
+        p_lo, p_hi = (P, P) if X1 is X0 else (P.min(axis=1), P.max(axis=1))
+        keep = ((p_lo <= T.max(axis=1) + inflation) & (T.min(axis=1) - inflation <= p_hi)).all(axis=1)
+        point_target = np.column_stack([pt_nodes[keep, 0], targets[keep]])
+        if self.dim == 2:
+            return point_target, np.zeros((0, 2), dtype=np.int64)
+        G = X0[ee_nodes] if X1 is X0 else np.concatenate([X0[ee_nodes], X1[ee_nodes]], axis=1)
+        A, B = (G[:, :2], G[:, 2:]) if X1 is X0 else (G[:, [0, 1, 4, 5]], G[:, [2, 3, 6, 7]])
+        keep = ((A.min(axis=1) <= B.max(axis=1) + inflation) & (B.min(axis=1) <= A.max(axis=1) + inflation)).all(axis=1)
+        return point_target, edge_edge[keep]
+
     def _pairs(self, X0, X1, inflation):
+        if self._every is not None:
+            return self._small_pairs(X0, X1, inflation)
         fixed = self._fixed(X0, X1, inflation)
         p_lo, p_hi = self._boxes(X0, X1, "points", 0.0, 0.0)
         t_lo, t_hi = self._boxes(X0, X1, "targets", inflation, inflation)
