@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import simkit
-from simkit.contact import broad_phase
+from simkit.contact import broad_phase, collision_mesh
 from simkit.contact.broad_phase import box_pairs
 from simkit.contact.collision_mesh import CollisionMesh
 
@@ -129,8 +129,15 @@ def as_set(pairs):
     return set(map(tuple, np.asarray(pairs).tolist()))
 
 
+@pytest.fixture(params=["tree", "small scene"])
+def path(request, monkeypatch):
+    """Both broad phases of a CollisionMesh: the box trees, and a small scene's every pair tested at once."""
+    monkeypatch.setattr(collision_mesh, "SMALL_SCENE_PAIRS", 0 if request.param == "tree" else 10 ** 9)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(3))
-def test_candidates_are_every_non_adjacent_pair_within_the_inflation(seed):
+def test_candidates_are_every_non_adjacent_pair_within_the_inflation(seed, path):
     rng = np.random.default_rng(seed)
     X, F, E = crumpled_sheet(rng)
     mesh = CollisionMesh(X, E, F)
@@ -145,7 +152,7 @@ def test_candidates_are_every_non_adjacent_pair_within_the_inflation(seed):
     assert as_set(pt) == want_pt and as_set(ee) == want_ee
 
 
-def test_candidates_skip_same_body_and_fixed_pairs():
+def test_candidates_skip_same_body_and_fixed_pairs(path):
     rng = np.random.default_rng(7)
     X, F, E = crumpled_sheet(rng)
     bodies = (X[:, 0] > 0.5).astype(np.int64)
@@ -168,7 +175,7 @@ def test_candidates_skip_same_body_and_fixed_pairs():
     np.testing.assert_array_equal(same.fixed, fixed)
 
 
-def test_listed_points_replace_the_default_points():
+def test_listed_points_replace_the_default_points(path):
     """A free particle (on no edge) is a point only when listed; a listed set leaves the other vertices out."""
     rng = np.random.default_rng(8)
     X, F, E = crumpled_sheet(rng)
@@ -193,17 +200,114 @@ def test_static_obstacle_pairs_are_never_queried(monkeypatch):
     fixed = np.arange(len(X)) < m * m
     mesh = CollisionMesh(X, simkit.edges(F), F, fixed=fixed)
     sizes = []
-    real = broad_phase.box_pairs
 
-    def spy(lo, hi, lo_b=None, hi_b=None):
-        sizes.append(len(lo) * (len(lo) if lo_b is None else len(lo_b)))
-        return real(lo, hi, lo_b, hi_b)
+    def spy(real):
+        def counted(lo, hi, lo_b=None, hi_b=None, *rest):
+            sizes.append(len(lo) * (len(lo) if lo_b is None else len(lo_b)))
+            return real(lo, hi, *(() if lo_b is None else (lo_b, hi_b)), *rest)
+        return counted
 
-    monkeypatch.setattr("simkit.contact.collision_mesh.box_pairs", spy)
+    for module in ("simkit.contact.collision_mesh", "simkit.contact.broad_phase"):
+        for name in ("_cross_ij", "_self_pairs"):
+            if hasattr(__import__(module, fromlist=[name]), name):
+                monkeypatch.setattr(f"{module}.{name}", spy(getattr(__import__(module, fromlist=[name]), name)))
     pt, ee = mesh.candidates(X, 0.02)
-    assert len(pt) and len(ee)
+    assert len(pt) and len(ee) and sizes
     static_faces, static_edges = 800, len(mesh.edges) - 5
     assert max(sizes) < static_faces * static_faces / 10 and max(sizes) < static_edges * static_edges / 10
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_2d_candidates_are_every_vertex_segment_pair_within_the_inflation(seed, path):
+    rng = np.random.default_rng(seed)
+    k = 12
+    t = np.linspace(0.0, 2 * np.pi, k, endpoint=False)
+    ring = np.column_stack([np.cos(t), np.sin(t)])
+    X = np.concatenate([ring + c for c in rng.uniform(0.0, 5.0, (6, 2))]) + 0.05 * rng.standard_normal((6 * k, 2))
+    loop = np.column_stack([np.arange(k), (np.arange(k) + 1) % k])
+    S = np.concatenate([loop + k * b for b in range(6)])
+    fixed = np.arange(6 * k) < k                                   # the first ring is an obstacle
+    mesh = CollisionMesh(X, S, bodies=np.repeat(np.arange(6), k) % 3, fixed=fixed)
+    X1 = X + 0.3 * rng.standard_normal(X.shape) * ~fixed[:, None]
+    for inflation, Y1 in ((0.2, None), (0.0, X1)):
+        v, s = np.repeat(np.arange(6 * k), len(S)), np.tile(np.arange(len(S)), 6 * k)
+        traj = (lambda T: X[T]) if Y1 is None else (lambda T: np.concatenate([X[T], Y1[T]], axis=-2))
+        keep = ((S[s] != v[:, None]).all(axis=1) & (mesh.bodies[v] != mesh.bodies[S[s, 0]])
+                & ~(fixed[v] & fixed[S[s]].all(axis=1)) & (box_gap(traj(v[:, None]), traj(S[s])) <= inflation))
+        pt, ee = mesh.candidates(X, inflation) if Y1 is None else mesh.swept_candidates(X, Y1)
+        assert as_set(pt) == set(zip(v[keep].tolist(), s[keep].tolist())) and len(pt) == keep.sum() > 0
+        assert ee.shape == (0, 2)
+
+
+def obstacle_scene(rng, m=7):
+    """A crumpled sheet (moving) over a fixed, bumpy ground grid (the obstacle), and the fixed mask."""
+    X, F, _ = crumpled_sheet(rng, m=6, amplitude=0.1)
+    X[:, 1] += 0.25
+    G, FG = simkit.grid_sheet(m, m)
+    G[:, 1] = 0.15 * rng.standard_normal(len(G))
+    Y = np.concatenate([X, 1.2 * G - 0.1])
+    FY = np.concatenate([F, FG + len(X)])
+    return Y, FY, simkit.edges(FY), np.arange(len(Y)) >= len(X)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_fixed_obstacle_prepared_once_gives_the_brute_force_pairs_at_every_query(seed, path):
+    """The fixed obstacle's boxes are built once and reused: candidates and swept candidates stay exactly the brute
+    force's over many states of the moving sheet, after the obstacle moves (the cache is rebuilt), and for a step
+    that moves a fixed vertex (no cache)."""
+    rng = np.random.default_rng(seed)
+    X, F, E, fixed = obstacle_scene(rng)
+    mesh = CollisionMesh(X, E, F, fixed=fixed)
+    built = []
+    real = broad_phase.FixedBoxes.__init__
+
+    def counting(self, lo, hi):
+        built.append(len(lo))
+        real(self, lo, hi)
+
+    broad_phase.FixedBoxes.__init__, restore = counting, real
+    try:
+        Y = X.copy()
+        for k in range(6):
+            Y[~fixed] = X[~fixed] + 0.08 * rng.standard_normal(((~fixed).sum(), 3)) - [0.0, 0.04 * k, 0.0]
+            pt, ee = mesh.candidates(Y, 0.06)
+            want_pt, want_ee = brute_candidates(Y, E, F, 0.06, fixed=fixed)
+            assert as_set(pt) == want_pt and as_set(ee) == want_ee and len(pt) == len(want_pt)
+            Y1 = Y + 0.05 * rng.standard_normal(Y.shape) * ~fixed[:, None]
+            pt, ee = mesh.swept_candidates(Y, Y1)
+            want_pt, want_ee = brute_candidates(Y, E, F, 0.0, fixed=fixed, X1=Y1)
+            assert as_set(pt) == want_pt and as_set(ee) == want_ee
+        assert any(fixed[p] for p in pt[:, 0]) and any(fixed[E[b]].all() for b in ee[:, 1]), "the obstacle is met"
+        assert len(built) == (6 if path == "tree" else 0), "the fixed points, faces and edges, once per inflation"
+        Y[fixed] += [0.0, 0.05, 0.0]                         # the obstacle moved: its boxes are rebuilt
+        pt, ee = mesh.candidates(Y, 0.06)
+        assert (as_set(pt), as_set(ee)) == brute_candidates(Y, E, F, 0.06, fixed=fixed)
+        assert len(built) == (9 if path == "tree" else 0)
+        Y1 = Y + 0.05 * rng.standard_normal(Y.shape)         # a step that moves fixed vertices: swept afresh
+        pt, ee = mesh.swept_candidates(Y, Y1)
+        assert (as_set(pt), as_set(ee)) == brute_candidates(Y, E, F, 0.0, fixed=fixed, X1=Y1)
+    finally:
+        broad_phase.FixedBoxes.__init__ = restore
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_fixed_boxes_drop_only_query_boxes_that_meet_no_fixed_box(dim):
+    rng = np.random.default_rng(dim)
+    lo, hi = random_boxes(rng, 300, dim, flat_axis=1)
+    q_lo, q_hi = random_boxes(rng, 500, dim)
+    q_lo, q_hi = 1.6 * q_lo - 0.3, 1.6 * q_hi - 0.3                 # some outside the fixed boxes' bounds
+    fixed = broad_phase.FixedBoxes(lo, hi)
+    overlap = ((q_lo[:, None] <= hi[None]) & (lo[None] <= q_hi[:, None])).all(axis=2)
+    near = fixed.near(q_lo, q_hi)
+    assert (near >= overlap.any(axis=1)).all(), "a query box that meets a fixed box is kept"
+    assert (~near).sum() > 50 and (near & ~overlap.any(axis=1)).sum() < near.sum() / 2
+    i, j = fixed.pairs(q_lo, q_hi)
+    assert set(zip(i.tolist(), j.tolist())) == set(zip(*(a.tolist() for a in np.nonzero(overlap))))
+    # boxes touching exactly count, including at the grid's cell borders
+    touching = broad_phase.FixedBoxes(np.array([[0.0] * dim, [1.0] * dim]), np.array([[1.0] * dim, [3.0] * dim]))
+    assert touching.near(np.array([[3.0] * dim, [-1.0] * dim]), np.array([[4.0] * dim, [0.0] * dim])).all()
+    assert not touching.near(np.array([[3.5] * dim]), np.array([[4.0] * dim])).any()
+    assert broad_phase.FixedBoxes(np.zeros((0, dim)), np.zeros((0, dim))).pairs(q_lo, q_hi)[0].shape == (0,)
 
 
 def test_collision_mesh_errors():

@@ -167,6 +167,28 @@ def test_broad_phase_lists_every_overlapping_pair_once():
     ia, ib = intersections._box_pairs(lo_a, hi_a, ga, lo_b, hi_b, gb)
     brute = ((lo_a[:, None] <= hi_b[None]) & (lo_b[None] <= hi_a[:, None])).all(axis=2) & (ga[:, None] == gb[None])
     assert sorted(zip(ia.tolist(), ib.tolist())) == sorted(zip(*np.nonzero(brute)))
+    # within one set (each pair once), big boxes included
+    ia, ib = intersections._box_pairs(lo_b, hi_b, gb)
+    brute = ((lo_b[:, None] <= hi_b[None]) & (lo_b[None] <= hi_b[:, None])).all(axis=2) & (gb[:, None] == gb[None])
+    assert (ia < ib).all() and sorted(zip(ia.tolist(), ib.tolist())) == sorted(zip(*np.nonzero(np.triu(brute, 1))))
+
+
+@pytest.mark.parametrize("chunk", [10 ** 6, 5_000, 300])
+def test_count_intersections_over_many_states_is_the_count_of_each_state(monkeypatch, chunk):
+    """A sheet sinking through a ground of two big triangles (big boxes), frames batched or one at a time."""
+    monkeypatch.setattr(intersections, "CHUNK_PRIMITIVES", chunk)
+    X, F = simkit.grid_sheet(12, 9, 1.1, 0.8)
+    ground = np.array([[-1.0, 0.0, -1.0], [2.0, 0.0, -1.0], [2.0, 0.0, 2.0], [-1.0, 0.0, 2.0]])
+    x = np.concatenate([X, ground])
+    faces = np.concatenate([F, len(X) + np.array([[0, 2, 1], [0, 3, 2]])])
+    rng = np.random.default_rng(chunk)
+    sink = np.linspace(0.01, -0.01, 23)
+    states = np.repeat(x[None], len(sink), axis=0)
+    states[:, :len(X), 1] = sink[:, None] + 0.003 * rng.standard_normal((len(sink), len(X)))
+    counts = contact.count_intersections(states, faces)
+    single = [len(contact.edge_face_intersections(y, faces)) for y in states]
+    np.testing.assert_array_equal(counts, single)
+    assert counts[0] == 0 < counts[len(sink) // 2] and len(set(counts.tolist())) > 10
 
 
 def all_pairs(F, n):

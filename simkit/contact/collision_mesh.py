@@ -10,18 +10,27 @@ asks for the candidate pairs near positions X (``candidates``) or swept by a ste
 - every vertex of both primitives is ``fixed`` (two parts of a static obstacle: they never
   move, so their distance never changes; the broad phase does not even look at such pairs).
 
-The broad phase is ``box_pairs`` over axis-aligned boxes: for the distance query, each face or
-edge box inflated by the activation distance and each point as a degenerate box; for a step,
-the boxes of each primitive at the start and end of the step together (linear motion stays in
-them).
+The broad phase pairs axis-aligned boxes (``simkit.contact.broad_phase``): for the distance
+query, each face or edge box inflated by the activation distance and each point as a degenerate
+box; for a step, the boxes of each primitive at the start and end of the step together (linear
+motion stays in them). The moving primitives' boxes are paired with each other at every query; the
+fixed primitives' boxes (a static obstacle's) are built once per inflation as ``FixedBoxes`` and
+reused while the fixed vertices stay put, so a query only pairs them with the moving boxes near them.
+
+``intersections(X)`` lists the edge-face pairs (2D: segment pairs) of the same candidates that
+pass through each other, exactly: what the contact term checks at the start of a time step.
 """
 import numpy as np
 
 from .. import _validate
-from .broad_phase import box_pairs
+from .broad_phase import FixedBoxes, _cross_ij, _self_pairs
+from .intersections import _edge_triangle, _segment_meets_segment_2d
 
 # A rest triangle whose |(b - a) x (c - a)|^2 is at most this times |b - a|^2 |c - a|^2 has zero area.
 ZERO_AREA = 1e-28
+# A mesh with at most this many point-target and edge-edge pairs in all (a chapter's small scene) lists them
+# once, and each query tests those pairs' boxes directly: cheaper there than building any tree.
+SMALL_SCENE_PAIRS = 4096
 
 
 def _labels(bodies, n):
@@ -150,12 +159,19 @@ class CollisionMesh:
                 if mixed.any():
                     raise ValueError(f"bodies: {name[:-1]} {int(np.argmax(mixed))} joins vertices of different bodies "
                                      f"{sorted(set(self.bodies[T[np.argmax(mixed)]].tolist()))}")
-        self._point_moving = ~self.fixed[self.points]
-        self._edge_moving = ~self.fixed[self.edges].all(axis=1)
-        self._face_moving = ~self.fixed[self.faces].all(axis=1)
         # the primitives each candidate is tested against: faces in 3D, segments in 2D
         self._targets = self.faces if self.dim == 3 else self.edges
-        self._target_moving = self._face_moving if self.dim == 3 else self._edge_moving
+        # moving primitives (some vertex not fixed) and fixed ones, as indices and as vertex-index arrays
+        moving = {"points": ~self.fixed[self.points], "targets": ~self.fixed[self._targets].all(axis=1),
+                  "edges": ~self.fixed[self.edges].all(axis=1)}
+        self._moving = {name: np.flatnonzero(m) for name, m in moving.items()}
+        self._still = {name: np.flatnonzero(~m) for name, m in moving.items()}
+        vertices = {"points": self.points, "targets": self._targets, "edges": self.edges}
+        self._moving_vertices = {name: vertices[name][i] for name, i in self._moving.items()}
+        self._still_vertices = {name: vertices[name][i] for name, i in self._still.items()}
+        self._fixed_vertices = np.flatnonzero(self.fixed)
+        self._fixed_boxes = {}         # inflation -> (fixed vertices' positions, their FixedBoxes), built once
+        self._every = self._every_pair() if self._pair_count() <= SMALL_SCENE_PAIRS else None
 
     def __repr__(self):
         return (f"CollisionMesh({self.n} vertices in {self.dim}D, {len(self.points)} points, {len(self.edges)} edges, "
@@ -171,10 +187,7 @@ class CollisionMesh:
         edge_edge : (l, 2) int array
             (edge index, edge index), first < second; empty in 2D.
         """
-        P = X[self.points]
-        T = X[self._targets]
-        return self._pairs(P, P, T.min(axis=1) - inflation, T.max(axis=1) + inflation,
-                           X[self.edges], inflation)
+        return self._pairs(X, X, inflation)
 
     def swept_candidates(self, X0, X1):
         """Candidate pairs of a linear step from X0 to X1 (n, dim): primitives whose swept boxes overlap.
@@ -183,42 +196,147 @@ class CollisionMesh:
         -------
         point_target, edge_edge : as ``candidates``.
         """
-        P0, P1 = X0[self.points], X1[self.points]
-        T = np.concatenate([X0[self._targets], X1[self._targets]], axis=1)
-        E = np.concatenate([X0[self.edges], X1[self.edges]], axis=1)
-        return self._pairs(np.minimum(P0, P1), np.maximum(P0, P1), T.min(axis=1), T.max(axis=1), E, 0.0)
+        return self._pairs(X0, X1, 0.0)
 
-    def _pairs(self, p_lo, p_hi, t_lo, t_hi, E, inflation):
-        point_target = self._filter_point_target(self._split_query(p_lo, p_hi, self._point_moving,
-                                                                   t_lo, t_hi, self._target_moving))
+    def intersections(self, X):
+        r"""The primitives that pass through each other at positions X (n, dim), exactly (touching counts).
+
+        :math:`\{(e, f) : e \cap f \neq \emptyset\}` (3D: an edge and a face), :math:`\{(e, e') : e \cap e' \neq \emptyset\}` (2D: two segments), over the candidate pairs
+
+        Only pairs that could be candidates are tested: none that share a vertex, lie in one body
+        or have every vertex fixed. ``simkit.contact.intersections`` decides each pair exactly.
+
+        Returns
+        -------
+        pairs : (k, 2) int array
+            (edge index, face index) in 3D; (edge index, edge index), first < second, in 2D.
+        """
+        fixed = self._fixed(X, X, 0.0)
+        t_lo, t_hi = self._boxes(X, X, "targets", 0.0, 0.0)
+        if self.dim == 2:
+            pairs = self._filter_edge_edge(np.column_stack(self._self("targets", t_lo, t_hi, fixed)))
+            E = self.edges
+            meet = _segment_meets_segment_2d(X[E[pairs[:, 0], 0]], X[E[pairs[:, 0], 1]], X[E[pairs[:, 1], 0]],
+                                             X[E[pairs[:, 1], 1]])
+            return pairs[meet]
+        e_lo, e_hi = self._boxes(X, X, "edges", 0.0, 0.0)
+        e, f = self._cross("edges", e_lo, e_hi, "targets", t_lo, t_hi, fixed)
+        E, F = self.edges[e], self.faces[f]
+        keep = ~(E[:, :, None] == F[:, None, :]).any(axis=(1, 2))
+        if self.bodies is not None:
+            keep &= self.bodies[E[:, 0]] != self.bodies[F[:, 0]]
+        e, f, E, F = e[keep], f[keep], E[keep], F[keep]
+        meet = _edge_triangle(X[E[:, 0]], X[E[:, 1]], X[F[:, 0]], X[F[:, 1]], X[F[:, 2]])
+        return np.column_stack([e[meet], f[meet]])
+
+    def _cross(self, a, a_lo, a_hi, b, b_lo, b_hi, fixed):
+        """Index arrays (i, j) of primitives of kinds a and b whose boxes overlap, none with both fixed: the moving
+        ones' boxes (a_lo, a_hi) and (b_lo, b_hi) with each other and with the other kind's fixed boxes."""
+        i, j = _cross_ij(a_lo, a_hi, b_lo, b_hi)
+        found_a, found_b = [self._moving[a][i]], [self._moving[b][j]]
+        if fixed is not None:
+            i, j = fixed[b].pairs(a_lo, a_hi)
+            found_a.append(self._moving[a][i])
+            found_b.append(self._still[b][j])
+            i, j = fixed[a].pairs(b_lo, b_hi)
+            found_a.append(self._still[a][j])
+            found_b.append(self._moving[b][i])
+        return np.concatenate(found_a), np.concatenate(found_b)
+
+    def _self(self, kind, lo, hi, fixed):
+        """Index arrays (i, j), i < j, of primitives of one kind whose boxes overlap, not both fixed."""
+        pairs = _self_pairs(lo, hi)
+        a, b = self._moving[kind][pairs[:, 0]], self._moving[kind][pairs[:, 1]]
+        if fixed is None:
+            return a, b
+        i, j = fixed[kind].pairs(lo, hi)
+        a, b = np.concatenate([a, self._moving[kind][i]]), np.concatenate([b, self._still[kind][j]])
+        return np.minimum(a, b), np.maximum(a, b)
+
+    def _boxes(self, X0, X1, name, below, above):
+        """Boxes (lo, hi) of the moving primitives `name` over the step X0 -> X1, lo lowered by `below`, hi raised
+        by `above`."""
+        return _swept_boxes(X0, X1, self._moving_vertices[name], below, above)
+
+    def _fixed(self, X0, X1, inflation):
+        """The fixed primitives' boxes as ``FixedBoxes`` per kind ({"points", "targets", "edges"}), or None.
+
+        Built once per inflation and reused while the fixed vertices stay where they were; rebuilt if
+        they moved, and built afresh, uncached, for a step that moves them.
+        """
+        if not self._fixed_vertices.size:
+            return None
+        F0 = X0[self._fixed_vertices]
+        still = X1 is X0 or np.array_equal(F0, X1[self._fixed_vertices])
+        if still:
+            cached = self._fixed_boxes.get(inflation)
+            if cached is not None and np.array_equal(cached[0], F0):
+                return cached[1]
+        # points: degenerate boxes; targets: inflated on both sides; edges: raised by the inflation (one side
+        # suffices for a pair of edges)
+        sides = {"points": (0.0, 0.0), "targets": (inflation, inflation)}
+        if self.dim == 3:
+            sides["edges"] = (0.0, inflation)
+        boxes = {name: FixedBoxes(*_swept_boxes(X0, X1, self._still_vertices[name], *sides[name])) for name in sides}
+        if still:
+            if len(self._fixed_boxes) >= 4:                     # a few inflations at most (d_hat, and 0 for steps)
+                self._fixed_boxes.pop(next(iter(self._fixed_boxes)))
+            self._fixed_boxes[inflation] = (F0.copy(), boxes)
+        return boxes
+
+    def _pair_count(self):
+        return len(self.points) * len(self._targets) + (len(self.edges) ** 2 // 2 if self.dim == 3 else 0)
+
+    def _every_pair(self):
+        """A small scene's every candidate pair whatever the positions: (vertex ids and target nodes (k, 1 + q),
+        target ids (k,), edge pairs (l, 2), their nodes (l, 4))."""
+        p, t = (a.reshape(-1) for a in np.meshgrid(np.arange(len(self.points)), np.arange(len(self._targets)),
+                                                   indexing="ij"))
+        moving_p = np.zeros(len(self.points), dtype=bool)
+        moving_p[self._moving["points"]] = True
+        moving_t = np.zeros(len(self._targets), dtype=bool)
+        moving_t[self._moving["targets"]] = True
+        keep = moving_p[p] | moving_t[t]
+        point_target = self._filter_point_target(p[keep], t[keep])
+        a, b = np.triu_indices(len(self.edges), 1) if self.dim == 3 else (np.zeros(0, np.int64),) * 2
+        moving_e = np.zeros(len(self.edges), dtype=bool)
+        moving_e[self._moving["edges"]] = True
+        keep = moving_e[a] | moving_e[b]
+        edge_edge = self._filter_edge_edge(np.column_stack([a[keep], b[keep]]).astype(np.int64))
+        return (np.column_stack([point_target[:, 0], self._targets[point_target[:, 1]]]), point_target[:, 1],
+                edge_edge, self.edges[edge_edge].reshape(-1, 4))
+
+    def _small_pairs(self, X0, X1, inflation):
+        """``_pairs`` of a small scene: its every pair's boxes tested at once."""
+        pt_nodes, targets, edge_edge, ee_nodes = self._every
+        G = X0[pt_nodes] if X1 is X0 else np.concatenate([X0[pt_nodes], X1[pt_nodes]], axis=1)
+        q = pt_nodes.shape[1]
+        P, T = (G[:, 0], G[:, 1:]) if X1 is X0 else (G[:, [0, q]], np.concatenate([G[:, 1:q], G[:, q + 1:]], axis=1))
+        p_lo, p_hi = (P, P) if X1 is X0 else (P.min(axis=1), P.max(axis=1))
+        keep = ((p_lo <= T.max(axis=1) + inflation) & (T.min(axis=1) - inflation <= p_hi)).all(axis=1)
+        point_target = np.column_stack([pt_nodes[keep, 0], targets[keep]])
         if self.dim == 2:
             return point_target, np.zeros((0, 2), dtype=np.int64)
-        e_lo, e_hi = E.min(axis=1), E.max(axis=1) + inflation
-        return point_target, self._filter_edge_edge(self._split_self_query(e_lo, e_hi, self._edge_moving))
+        G = X0[ee_nodes] if X1 is X0 else np.concatenate([X0[ee_nodes], X1[ee_nodes]], axis=1)
+        A, B = (G[:, :2], G[:, 2:]) if X1 is X0 else (G[:, [0, 1, 4, 5]], G[:, [2, 3, 6, 7]])
+        keep = ((A.min(axis=1) <= B.max(axis=1) + inflation) & (B.min(axis=1) <= A.max(axis=1) + inflation)).all(axis=1)
+        return point_target, edge_edge[keep]
 
-    @staticmethod
-    def _split_query(a_lo, a_hi, a_moving, b_lo, b_hi, b_moving):
-        """Pairs (i, j) of overlapping boxes of set a and set b, skipping static-static pairs."""
-        ia, ib = np.flatnonzero(a_moving), np.flatnonzero(~a_moving)
-        found = [_reindex(box_pairs(a_lo[ia], a_hi[ia], b_lo, b_hi), ia, None)]
-        jb = np.flatnonzero(b_moving)
-        if ib.size and jb.size:
-            found.append(_reindex(box_pairs(a_lo[ib], a_hi[ib], b_lo[jb], b_hi[jb]), ib, jb))
-        return np.concatenate(found)
+    def _pairs(self, X0, X1, inflation):
+        if self._every is not None:
+            return self._small_pairs(X0, X1, inflation)
+        fixed = self._fixed(X0, X1, inflation)
+        p_lo, p_hi = self._boxes(X0, X1, "points", 0.0, 0.0)
+        t_lo, t_hi = self._boxes(X0, X1, "targets", inflation, inflation)
+        point_target = self._filter_point_target(*self._cross("points", p_lo, p_hi, "targets", t_lo, t_hi, fixed))
+        if self.dim == 2:
+            return point_target, np.zeros((0, 2), dtype=np.int64)
+        e_lo, e_hi = self._boxes(X0, X1, "edges", 0.0, inflation)
+        return point_target, self._filter_edge_edge(np.column_stack(self._self("edges", e_lo, e_hi, fixed)))
 
-    @staticmethod
-    def _split_self_query(lo, hi, moving):
-        """Pairs (i, j), i < j, of overlapping boxes of one set, skipping static-static pairs."""
-        im, ist = np.flatnonzero(moving), np.flatnonzero(~moving)
-        found = [_reindex(box_pairs(lo[im], hi[im]), im, im)]
-        if im.size and ist.size:
-            found.append(_reindex(box_pairs(lo[im], hi[im], lo[ist], hi[ist]), im, ist))
-        pairs = np.concatenate(found)
-        return np.column_stack([pairs.min(axis=1), pairs.max(axis=1)]) if len(found) > 1 else pairs
-
-    def _filter_point_target(self, pairs):
-        """Vertex ids and target ids of point-target pairs, without adjacent or same-body pairs."""
-        v, t = self.points[pairs[:, 0]], pairs[:, 1]
+    def _filter_point_target(self, p, t):
+        """(vertex id, target id) of point-target pairs (p indexes ``points``), without adjacent or same-body pairs."""
+        v = self.points[p]
         T = self._targets
         keep = np.ones(len(v), dtype=bool)
         for c in range(T.shape[1]):
@@ -237,9 +355,15 @@ class CollisionMesh:
         return pairs[keep]
 
 
-def _reindex(pairs, ia, ib):
-    """Map local pair indices back through index arrays ia (first column) and ib (second; None: as is)."""
-    out = np.empty_like(pairs)
-    out[:, 0] = ia[pairs[:, 0]]
-    out[:, 1] = pairs[:, 1] if ib is None else ib[pairs[:, 1]]
-    return out
+def _swept_boxes(X0, X1, V, below, above):
+    """Boxes (lo, hi) (k, dim) of the primitives with vertices V ((k,) points or (k, q)) over the step X0 -> X1,
+    lo lowered by `below` and hi raised by `above`."""
+    if V.ndim == 1:
+        lo = hi = X0[V]
+        if X1 is not X0:
+            P1 = X1[V]
+            lo, hi = np.minimum(lo, P1), np.maximum(hi, P1)
+    else:
+        P = X0[V] if X1 is X0 else np.concatenate([X0[V], X1[V]], axis=1)
+        lo, hi = P.min(axis=1), P.max(axis=1)
+    return (lo - below if below else lo), (hi + above if above else hi)

@@ -92,7 +92,7 @@ class Collisions:
     Attributes
     ----------
     groups : tuple of CollisionGroup
-        Only the non-empty groups.
+        Only the non-empty groups (``None`` entries of the argument, empty groups not built, are dropped).
     X : (n, dim) float array
         The positions (a private copy).
     touching : str or None
@@ -101,7 +101,7 @@ class Collisions:
     """
 
     def __init__(self, groups, X, touching=None):
-        self.groups = tuple(g for g in groups if len(g))
+        self.groups = tuple(g for g in groups if g is not None and len(g))
         self.X = X
         self.touching = touching
 
@@ -158,18 +158,24 @@ def _merge(nodes, weight, n):
 
 
 def _group(name, X, nodes, coefficients, distance, weight, eps_x=None):
-    """A CollisionGroup, its normals r / |r| from the closest-point coefficients."""
+    """A CollisionGroup, its normals r / |r| from the closest-point coefficients (None when empty)."""
+    if not len(nodes):
+        return None
     r = np.einsum("km,kmd->kd", coefficients, X[nodes])
     return CollisionGroup(name, nodes, coefficients, distance, r / distance[:, None], weight, eps_x)
 
 
 def _point_point_group(X, nodes, weight):
+    if not len(nodes):
+        return None
     nodes, weight = _merge(np.sort(nodes, axis=1), weight, len(X))
     closest = _point_point(X[nodes], 0)
     return _group("point-point", X, nodes, closest.weights, closest.distance, weight)
 
 
 def _point_edge_group(X, nodes, weight):
+    if not len(nodes):
+        return None
     nodes, weight = _merge(np.column_stack([nodes[:, 0], np.sort(nodes[:, 1:], axis=1)]), weight, len(X))
     closest = _point_edge(X[nodes], 0)
     return _group("point-edge", X, nodes, closest.weights, closest.distance, weight)
@@ -206,18 +212,26 @@ def build_collisions(mesh, X, d_hat, weight):
 
 
 def _build_2d(mesh, X, d_hat, weight, point_edge):
+    if not len(point_edge):
+        return Collisions([], X.copy())
     nodes = np.column_stack([point_edge[:, 0], mesh.edges[point_edge[:, 1]]])
     closest = _point_edge(X[nodes], 0)
     _require_apart(closest, nodes, "vertex and segment (p, a, b)")
-    on = closest.distance < d_hat
-    nodes, kind, w = nodes[on], closest.kind[on], weight[nodes[on, 0]]
+    on = np.flatnonzero(closest.distance < d_hat)
+    if not on.size:
+        return Collisions([], X.copy())
+    nodes, kind = nodes[on], closest.kind[on]
+    w = weight[nodes[:, 0]]
     interior = kind == 2
-    vertex = nodes[~interior][:, [0, 0]]
-    vertex[:, 1] = np.where(kind[~interior] == 0, nodes[~interior, 1], nodes[~interior, 2])
-    inside = np.flatnonzero(on)[interior]                # interiors: one pair per stencil, measured already
-    return Collisions([_point_point_group(X, vertex, w[~interior]),
-                       _group("point-edge", X, nodes[interior], closest.weights[inside], closest.distance[inside],
-                              w[interior])], X.copy())
+    groups = []
+    if not interior.all():
+        ends = ~interior
+        vertex = np.column_stack([nodes[ends, 0], np.where(kind[ends] == 0, nodes[ends, 1], nodes[ends, 2])])
+        groups.append(_point_point_group(X, vertex, w[ends]))
+    inside = on[interior]                                # interiors: one pair per stencil, measured already
+    groups.append(_group("point-edge", X, nodes[interior], closest.weights[inside], closest.distance[inside],
+                         w[interior]))
+    return Collisions(groups, X.copy())
 
 
 def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):

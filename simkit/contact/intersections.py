@@ -37,7 +37,7 @@ from ._orient import orient2d, orient3d
 from ._stencil import ZERO_AREA, points
 
 BIG_BOX_CELLS = 64         # boxes covering more grid cells than this skip the grid
-CHUNK_PRIMITIVES = 100_000  # count_intersections takes as many frames at once as hold this many edges and faces
+CHUNK_PRIMITIVES = 5_000  # count_intersections takes as many frames at once as hold this many edges and faces
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,15 +176,23 @@ def _box_pairs(lo_a, hi_a, group_a, lo_b=None, hi_b=None, group_b=None, h=None):
         pairs = [_grid_self_pairs(ca0, ca1, group_a, ~big_a, lo_a)]
     else:
         pairs = [_grid_pairs(ca0, ca1, group_a, ~big_a, cb0, cb1, group_b, ~big_b, lo_a, lo_b)]
-    # the few big boxes against every box of the other set (big-big once), a chunk of pairs at a time
-    for big, others, flip in ((np.flatnonzero(big_a), np.arange(len(lo_b)), False),
-                              (np.flatnonzero(big_b), np.flatnonzero(~big_a), True)):
+    # the few big boxes against every box of the other set in their group (big-big once), a chunk at a time
+    for big, others, group_big, group_others, flip in (
+            (np.flatnonzero(big_a), np.arange(len(lo_b)), group_a, group_b, False),
+            (np.flatnonzero(big_b), np.flatnonzero(~big_a), group_b, group_a, True)):
         if self_pairs and flip:
             break                                                  # small-big pairs: found as big-small
-        per_chunk = max(1, 2_000_000 // max(1, others.size))
-        for start in range(0, big.size, per_chunk):
-            chunk = big[start:start + per_chunk]
-            i, j = np.repeat(chunk, others.size), np.tile(others, chunk.size)
+        if not (big.size and others.size):
+            continue
+        others = others[np.argsort(group_others[others], kind="stable")]
+        sorted_groups = group_others[others]
+        start = np.searchsorted(sorted_groups, group_big[big], side="left")
+        count = np.searchsorted(sorted_groups, group_big[big], side="right") - start
+        bounds = np.searchsorted(np.cumsum(count), np.arange(0, count.sum(), 2_000_000), side="right")
+        for lo_k, hi_k in zip(bounds, np.r_[bounds[1:], big.size]):
+            c, s = count[lo_k:hi_k], start[lo_k:hi_k]
+            i = np.repeat(big[lo_k:hi_k], c)
+            j = others[np.arange(c.sum()) - np.repeat(np.cumsum(c) - c, c) + np.repeat(s, c)]
             if self_pairs:                                         # each pair once, big-big too
                 keep = (i != j) & (big_b[j] <= (i < j))
                 i, j = np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])

@@ -61,6 +61,16 @@ class MeshContact(Term):
     safety : float, optional, keyword-only
         Fraction in (0, 1) of the time of impact that ``max_step`` allows (default 0.9).
 
+    Notes
+    -----
+    The barrier only sees primitives closer than ``d_hat``: an edge that already passes through a
+    face is invisible to it (its end points and the face's edges can be far apart), and the CCD
+    filter then keeps it there. So the states a simulation starts from are checked exactly
+    (``CollisionMesh.intersections``): ``update(x_n)``, which a time loop calls at the start of
+    every step, and the first state the term evaluates, raise ``ValueError`` naming an edge and
+    the face it passes through (2D: two crossing segments). The states Newton reaches through
+    ``max_step`` stay free of intersections by construction, so no other call pays for the check.
+
     Attributes
     ----------
     mesh : CollisionMesh
@@ -83,6 +93,7 @@ class MeshContact(Term):
         self.size = self.n * self.dim
         self._key = None
         self._collisions = None
+        self._started = False       # whether a start state has been checked for intersections
 
     def __repr__(self):
         return f"MeshContact({self.mesh!r}, d_hat={self.d_hat:g}, kappa={self.kappa:g})"
@@ -107,9 +118,41 @@ class MeshContact(Term):
         """
         X = self._X(x)
         if self._key is None or not np.array_equal(self._key, X):
-            self._collisions = build_collisions(self.mesh, X, self.d_hat, self.weight)
-            self._key = self._collisions.X
+            collisions = build_collisions(self.mesh, X, self.d_hat, self.weight)
+            if not self._started and collisions.touching is None:
+                self._require_apart(X, "x")       # the first state evaluated: a start, unless update() saw one
+            self._collisions, self._key = collisions, collisions.X
         return self._collisions
+
+    def update(self, x_n):
+        """Start a time step at x_n (N, 1): check that no edge passes through a face (2D: no segments cross).
+
+        Raises
+        ------
+        ValueError
+            Naming the first such pairs: the barrier cannot push them apart. Returns self.
+        """
+        self._require_apart(self._X(x_n, "x_n"), "x_n")
+        return self
+
+    def _require_apart(self, X, name):
+        """Raise ValueError naming the primitives that pass through each other at X (n, dim)."""
+        pairs = self.mesh.intersections(X)
+        if not len(pairs):
+            self._started = True
+            return
+        pairs = pairs[np.lexsort(pairs.T[::-1])]
+        E = self.mesh.edges
+        if self.dim == 3:
+            F = self.mesh.faces
+            what = [f"edge {e} ({E[e, 0]}, {E[e, 1]}) passes through face {f} ({F[f, 0]}, {F[f, 1]}, {F[f, 2]})"
+                    for e, f in pairs[:3].tolist()]
+        else:
+            what = [f"segments {a} ({E[a, 0]}, {E[a, 1]}) and {b} ({E[b, 0]}, {E[b, 1]}) cross" for a, b in
+                    pairs[:3].tolist()]
+        more = f" ({len(pairs)} such pairs)" if len(pairs) > 3 else ""
+        raise ValueError(f"{name}: {'; '.join(what)}{more}: the barrier cannot push primitives that already "
+                         "intersect apart; start from a state free of intersections")
 
     def energy(self, x):
         """Barrier energy (``+inf`` where two primitives touch)."""
