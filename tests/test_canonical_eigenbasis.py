@@ -46,6 +46,8 @@ def pipeline():
       torsion and one of the first bending pair;
     - skinning weights: clamped, k = 3 cuts the first pair (dense path), and k = 6 on a finer bar (sparse path,
       373 vertices) cutting a pair;
+    - the spectral cubature of chapter 019's bar by its 6 clamped skinning weights (k-means, 144 clusters; elements
+      with equal features but for round-off, which went to another element under SandyBridge);
     - training poses and the optimized cubature of the clamped 4-weight subspace (a pair inside it).
     On the other tests' bar (``grid_box``: no pairs, but modes whose extremes are mirror images), its training
     poses and cubature, which differed between one and two BLAS threads.
@@ -57,6 +59,9 @@ def pipeline():
     out["W_3"], out["E_3"], _ = simkit.skinning_eigenmodes(X, T, 3, bI=bI)
     Xf, Tf, bIf = symmetric_bar((6, 3, 3), (1.5, 0.75, 0.75))
     out["W_fine"], out["E_fine"], _ = simkit.skinning_eigenmodes(Xf, Tf, 6, bI=bIf)
+    Xc, Tc = simkit.grid_box(25, 7, 7, 1.2, 0.3, 0.3)             # chapter 019's bar, whose cubature changed
+    Wc = simkit.skinning_eigenmodes(Xc, Tc, 6, bI=np.flatnonzero(Xc[:, 0] == 0))[0]
+    out["lI_spectral"], out["mc_spectral"] = simkit.spectral_cubature(Xc, Tc, Wc, 144)
     out["Z"], out["cI"], out["cW"] = poses_and_cubature(X, T, bI)
     out["Z_bar"], out["cI_bar"], out["cW_bar"] = poses_and_cubature(*bar_3d())
     return out
