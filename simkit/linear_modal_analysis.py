@@ -61,8 +61,12 @@ def linear_modal_analysis(X, T, k, bI=None, *, mu=None, lam=None, rho=1.0):
         Eigenvalues, ascending: omega^2 in rad^2/s^2 for physical mu, lam and rho (the rigid
         motions of an unclamped body give E = 0 to round-off).
     B : (n*dim, k) float array
-        Mode shapes (stacked displacements), mass-orthonormal (:math:`B^\top M B = I`), each
-        column's largest entry positive, zero on the clamped vertices.
+        Mode shapes (stacked displacements), mass-orthonormal (:math:`B^\top M B = I`), zero on
+        the clamped vertices, in a canonical basis that is the same on every machine to round-off
+        (``simkit._eigen.canonical_basis``): within a cluster of eigenvalues equal to 1e-6 relative
+        (a symmetric mesh's pairs, the rigid motions) the mass-orthonormalized projections of fixed
+        seeded vectors onto its eigenspace, the first of them when k cuts the cluster; each
+        column's largest entry positive (of entries tied to 1e-6, the first).
 
     Notes
     -----

@@ -1,10 +1,8 @@
 r"""Random training poses of a reduced model: its linear modes with normal amplitudes, the same force in each."""
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sps
 
-from . import _validate
-from ._eigen import _normalize_signs
+from . import _eigen, _validate
 
 # modes whose stiffness is below this fraction of the largest are motions without strain (rigid,
 # or the affine maps of an unclamped skinning subspace): they get no amplitude
@@ -44,7 +42,9 @@ def modal_training_poses(B, K, M, s, displacement, *, z0=None, seed=0):
     -------
     Z : (r, s) float array
         One pose per column. Modes with :math:`\lambda_j \le 10^{-8} \lambda_{\max}` (rigid
-        motions) get no amplitude.
+        motions) get no amplitude. The modes :math:`v_j` are canonical (``simkit._eigen.canonical_basis``:
+        a fixed basis of each cluster of equal eigenvalues, fixed signs), so the poses are the same on
+        every machine to round-off.
     """
     B = B.tocsr() if sps.issparse(B) else _validate.finite_array(B, "B")
     if B.ndim != 2 or B.shape[1] < 1:
@@ -56,14 +56,14 @@ def modal_training_poses(B, K, M, s, displacement, *, z0=None, seed=0):
     displacement = _validate.positive_scalar(displacement, "displacement")
     z0 = np.zeros((r, 1)) if z0 is None else _validate.stacked(z0, "z0", r)
     try:
-        lam, V = sla.eigh(0.5 * (K + K.T), 0.5 * (M + M.T))
+        lam, V = _eigen.dense_eigenpairs(0.5 * (K + K.T), 0.5 * (M + M.T))     # the same modes on every machine
     except np.linalg.LinAlgError:
         raise ValueError("M: expected a symmetric positive definite reduced mass (its Cholesky factorization "
                          "failed)") from None
     strained = lam > RIGID * lam.max()
     if not strained.any():
         raise ValueError("K: expected a stiffness with a strained mode, got none above 1e-8 of the largest eigenvalue")
-    lam, V = lam[strained], _normalize_signs(V[:, strained])     # the same poses whatever sign LAPACK gives
+    lam, V = lam[strained], V[:, strained]
     u1 = np.asarray(B @ V[:, :1])
     amplitude = displacement / np.abs(u1).max() * (lam[0] / lam)
     c = np.random.default_rng(seed).standard_normal((lam.size, s)) * amplitude[:, None]

@@ -35,7 +35,9 @@ def skinning_eigenmodes(X, T, k, mu=1, bI=None, Aeq=None):
     Returns
     -------
     W : (n, k) float array
-        Weights, mass-orthonormal (:math:`W^\top M W = I`), each column's largest entry positive.
+        Weights, mass-orthonormal (:math:`W^\top M W = I`), in the canonical basis of
+        ``linear_modal_analysis`` (the same on every machine to round-off: a fixed basis of each
+        cluster of equal eigenvalues, each column's largest entry positive).
     E : (k,) float array
         Eigenvalues, ascending (the constant mode's is 0 to round-off).
     B : (n*dim, k*(dim+1)*dim) scipy.sparse.csc_matrix

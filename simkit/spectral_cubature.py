@@ -11,17 +11,26 @@ from .volume import volume
 
 # entries of the (centroids, elements, p) difference array formed at a time
 CHUNK_ENTRIES = 1 << 21
+# distances within this fraction of (the nearest one + the largest feature) tie, and the first row wins: elements
+# with equal features but for round-off (a symmetric mesh has many) would otherwise go to whichever round-off
+# (BLAS threads, the CPU's kernel) made a hair nearer
+TIE_RTOL = 1e-9
 
 
 def _nearest_rows(C, P):
     """Index of the row of P nearest to each row of C (Euclidean; ties to the first, as upstream's argmin).
 
-    The distances are upstream's ``norm(C_i - P_j)`` entry for entry, over chunks of C, so equal
-    rows of P (a symmetric mesh has many) break their ties as upstream does.
+    The distances are upstream's ``norm(C_i - P_j)`` entry for entry, over chunks of C. Distances
+    within ``TIE_RTOL`` of the nearest (relative to it plus the largest feature) tie, so rows of P
+    equal but for round-off (a symmetric mesh has many) go to the first of them on every machine.
     """
     step = max(1, CHUNK_ENTRIES // max(P.size, 1))
-    return np.concatenate([np.argmin(np.linalg.norm(C[s:s + step, None, :] - P[None, :, :], axis=2), axis=1)
-                           for s in range(0, C.shape[0], step)])
+    scale = float(np.abs(P).max()) if P.size else 0.0
+    nearest = []
+    for s in range(0, C.shape[0], step):
+        D = np.linalg.norm(C[s:s + step, None, :] - P[None, :, :], axis=2)
+        nearest.append(np.argmax(D <= D.min(axis=1, keepdims=True) * (1 + TIE_RTOL) + TIE_RTOL * scale, axis=1))
+    return np.concatenate(nearest)
 
 
 def _kmeans_plus_plus(data, k, rng):
