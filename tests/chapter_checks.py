@@ -99,6 +99,17 @@ def assert_committed_notebook_clean(chapter):
             assert cell["outputs"] == [] and cell["execution_count"] is None
 
 
+def without_start_guard(monkeypatch):
+    """MeshContact without its check that a state it starts from is free of intersections.
+
+    A run whose CCD filter is switched off tunnels, and the guard then stops it with a ValueError
+    (tests/test_mesh_contact_start.py); the chapters' own intersection counts are tested against
+    such runs, so those tests switch both off: a library that forgot the CCD and the guard.
+    """
+    import simkit
+    monkeypatch.setattr(simkit.terms.MeshContact, "_require_apart", lambda self, X, name: None)
+
+
 def run_cells(chapter, cell_ids, monkeypatch, tmp_path):
     """Execute some code cells of the committed chapter in this process and return what they printed.
 

@@ -347,8 +347,10 @@ def thrown_cube(ccd):
     return X + (run.states @ B.T.toarray()).reshape(len(run.states), -1, 3), faces, bodies
 
 
-def test_intersection_check_sees_the_tunnelling_of_a_step_without_ccd():
+def test_intersection_check_sees_the_tunnelling_of_a_step_without_ccd(monkeypatch):
     for ccd, crossing in ((True, False), (False, True)):
+        if not ccd:
+            checks.without_start_guard(monkeypatch)
         states, faces, bodies = thrown_cube(ccd)
         assert (count_intersections(states, faces, bodies=bodies).sum() > 0) == crossing
 
