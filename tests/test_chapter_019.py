@@ -34,7 +34,6 @@ DIFFERENCE_TOL = 0.10           # relative trajectory difference of the richest 
 CUBATURE_OWN_TOL = 0.02         # relative trajectory difference of the fitted cubature from the run without it
 EXERCISE4_GROWTH = 3.0          # "several times over": half the cubature elements, the cubature's own error
 STIFFNESS_TOL = 0.25            # the fitted cubature's rest stiffness within 25 % of the exact one
-MIN_SPEEDUP = 10.0              # a reduced step of the bar takes at most a tenth of a full one's CPU time
 RIGIDITY_TOL = 1e-4             # max |A A^T - I| of the affine bodies
 # every dynamic run: results/019_reduced/<scene>.npz, with its dimension and frame count
 SCENES = {"beam_full": (2, 61), "beam_modal": (2, 61), "spin_linear_modes": (3, 61), "spin_skinning": (3, 61),
@@ -220,7 +219,9 @@ def test_the_bar_is_big_and_bends_far(printed):
     assert tets >= 5000 and unknowns > 3000 and drop > 0.2
 
 
-def test_reduced_runs_approach_the_full_run_and_their_steps_are_faster(printed):
+def test_reduced_runs_approach_the_full_run_and_print_their_step_ratio(printed):
+    """The step times are this build's, on a shared machine: the ratio is checked as printed, never against a
+    speed (the developers' guide: no timed assertions; benchmarks/bench_reduced.py measures the speed-up)."""
     rows = np.array(re.findall(rf"k = (\d): +(\d+) coordinates: trajectory difference +{NUM} %, step +{NUM} ms "
                                r"\((\d+) cubature elements\)", printed), dtype=float)
     assert len(rows) >= 4 and np.all(rows[:, 1] == 12 * rows[:, 0])
@@ -228,8 +229,7 @@ def test_reduced_runs_approach_the_full_run_and_their_steps_are_faster(printed):
     difference = rows[:, 2] / 100
     assert np.all(np.diff(difference) < 0) and difference[-1] < DIFFERENCE_TOL
     reduced, full, ratio = line(rf"reduced step: {NUM} ms, full step: {NUM} ms \({NUM}x\)", printed)
-    assert ratio == pytest.approx(full / reduced, rel=0.01)
-    assert ratio >= MIN_SPEEDUP
+    assert ratio == pytest.approx(full / reduced, rel=0.01, abs=0.05)     # printed to one decimal
     assert reduced in rows[:, 3]                                       # one of the timed subspaces
 
 
@@ -382,7 +382,7 @@ def test_exercise_answers(printed):
     assert mass < 1e-12 and stiffness < 1e-12
     angle, = line(rf"exercise 3: 1 % volume change at {NUM} degrees", printed)
     assert 1.0 < angle < 20.0
-    half, whole, t_half, t_whole = line(rf"exercise 4: \d+ cubature elements: trajectory difference {NUM} % "
+    half, whole, _, _ = line(rf"exercise 4: \d+ cubature elements: trajectory difference {NUM} % "
                                         rf"\(with \d+: {NUM} %\), step {NUM} ms \(with \d+: {NUM} ms\)", printed)
     subspace, own = line(rf"k = \d without cubature \(\d+ elements\): trajectory difference {NUM} %; "
                          rf"with cubature, from it: {NUM} %", printed)
@@ -390,7 +390,6 @@ def test_exercise_answers(printed):
     # the discussion: the own error grows several times over, from a fraction of a percent to a few percent,
     # and stays below the subspace's error
     assert whole < 1.0 < half < subspace and half > EXERCISE4_GROWTH * whole
-    assert t_half < t_whole
 
 
 def test_chapter_is_listed_and_cites_its_references():
