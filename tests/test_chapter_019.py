@@ -306,6 +306,16 @@ def test_affine_blocks_settle_rigid_and_never_interpenetrate(printed):
     assert rigidity < RIGIDITY_TOL and kinetic < 1e-3
 
 
+def test_affine_blocks_intersection_check_fails_without_ccd(monkeypatch, tmp_path):
+    """Section 5 run with MeshContact's CCD filter off (and its start guard with it): the falling blocks' steps of
+    up to 13 cm carry them into each other and through the slab, and the printed exact count says so."""
+    monkeypatch.setattr(simkit.terms.MeshContact, "max_step", lambda self, x, dx: 1.0)
+    checks.without_start_guard(monkeypatch)
+    text = checks.run_cells(CHAPTER, ["cell-01", "cell-27"], monkeypatch, tmp_path)
+    count, states = line(r"intersections: (\d+) in (\d+) states", text)
+    assert states == BLOCK_STEPS + 1 and count > 10
+
+
 class WithoutCCD(Term):
     """A contact term whose line-search filter is switched off (continuous collision detection forgotten)."""
 
