@@ -265,6 +265,24 @@ def test_every_settling_converged(printed):
     assert len(settled) == 3 and all(n == "0" for n in settled)     # tet, rod, pile
 
 
+def check_drape_slid(path_cm, direction, speed_mm_s):
+    """The cloth slid over the sphere towards the side it overhangs, then friction held it below eps_v."""
+    offset = np.array(tunable("CLOTH_OFFSET"), float)
+    assert 0 < path_cm < 100 * np.linalg.norm(offset)
+    assert np.dot(direction, offset / np.linalg.norm(offset)) > 0.9
+    assert speed_mm_s < 1000 * tunable("EPS_V")
+
+
+def test_drape_slides_towards_its_overhang_and_friction_holds_it(printed):
+    slid, dx, dz, speed = line(rf"the cloth node above the sphere's top slid {NUM} cm over it, towards \[{NUM}, {NUM}\] "
+                               rf"in x and z; its speed over the last step {NUM} mm/s", printed)
+    check_drape_slid(slid, np.array([dx, dz]), speed)
+    with pytest.raises(AssertionError):
+        check_drape_slid(slid, -np.array([dx, dz]), speed)          # drawn the wrong way, up the short side
+    with pytest.raises(AssertionError):
+        check_drape_slid(slid, np.array([dx, dz]), 1000 * tunable("EPS_V") + speed)   # still sliding: no friction
+
+
 # ---------------------------------------------------------------------------------------------
 # every dynamic run: converged, never intersecting, saved
 # ---------------------------------------------------------------------------------------------
