@@ -345,14 +345,11 @@ def rod_above_supports(states, rod, supports):
 # ---------------------------------------------------------------------------------------------
 
 class Unfiltered(MeshContact):
-    """The barrier without its CCD filter, and without the refusal of a step that starts intersecting (which
-    would stop the run at the first state after a crossing, before the intersection test could count it)."""
+    """The barrier without its CCD filter (run with ``checks.without_start_guard``: the refusal of a step
+    that starts intersecting would stop the run before the intersection test could count the crossing)."""
 
     def max_step(self, x, dx):
         return 1.0
-
-    def _require_apart(self, X, name):
-        self._started = True
 
 
 def small_fold(contact_class, steps=12, n_along=16, tilt=35.0):
