@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sps
 
 import simkit
+from simkit.contact import barrier_potential as potential
 from mesh_contact_scenes import D_HAT, folded_sheet, two_sheets
 from simkit.integrators import simulate
 from simkit.terms import ElasticEnergy, Gravity, Held, MeshContact, Sum
@@ -34,6 +35,23 @@ def test_projected_hessian_is_psd_and_the_exact_one_raised(scene):
     # clamping raises each block's eigenvalues, so projected - exact is a sum of PSD blocks
     assert _eigenvalues(projected - exact).min() >= -EIG_TOL * scale
     np.testing.assert_allclose((projected - projected.T).toarray(), 0.0, atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("scene", [two_sheets, folded_sheet])
+def test_rank_five_projection_is_the_clamp_of_each_exact_block(scene):
+    """Each block clamped through its rank-5 factors (a QR and a 5x5 eigensolver) equals the 12x12
+    eigenvalue clamp of the exact block, in every kind of collision the scene has."""
+    X, F, E = scene()
+    term = MeshContact(X, D_HAT, KAPPA, edges=E, faces=F, psd="project")
+    collisions = term.collisions(X.reshape(-1, 1))
+    assert {g.name for g in collisions.groups} >= {"point-triangle", "edge-edge"}
+    for g in collisions.groups:
+        exact = potential._exact_blocks(collisions, g, D_HAT, KAPPA)
+        want = simkit.psd_project(exact, floor=0.0)
+        got = potential._projected_blocks(collisions, g, D_HAT, KAPPA)
+        scale = np.abs(np.linalg.eigvalsh(0.5 * (exact + exact.transpose(0, 2, 1)))).max(axis=1)
+        assert np.all(np.abs(got - want).max(axis=(1, 2)) <= 1e-9 * scale), g.name
+        assert np.any(np.abs(want - exact).max(axis=(1, 2)) > 1e-6 * scale), g.name    # some block was clamped
 
 
 def test_projected_hessian_keeps_energy_and_gradient():

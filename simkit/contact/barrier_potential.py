@@ -37,7 +37,12 @@ eigenvalues clamped to 0, IPC's projected Newton. It keeps ``b' hess d``, the st
 turning a face or an edge into a point that rests a hair above it, which the Gauss-Newton matrix
 drops: where bodies rest on each other and turn (a pile), Newton's steps with the Gauss-Newton
 matrix keep trying to turn them and the CCD filter cuts every step short, while the projected
-blocks converge. It costs a batched eigensolver of the blocks.
+blocks converge. Without the mollifier a block is ``kappa w U M U^T`` with ``U = [g, Phi]``
+(the distance's Hessian factored as ``Phi K Phi^T``, ``simkit.contact._closest``) and
+``M = diag(b'', b' K)``, of rank 5 at most: with ``U = Q R`` its eigenpairs are those of the 5x5
+``R M R^T``, rotated by Q, so the clamp costs a batched QR and a 5x5 eigensolver instead of a
+12x12 one. The mollified edge pairs' extra terms raise the rank; their 12x12 blocks are clamped
+directly.
 
 Friction: each collision's lagged normal force is ``lambda = -kappa w m b'(d) >= 0``, its
 tangent plane is orthogonal to n, and its relative tangential displacement is
@@ -47,7 +52,6 @@ import numpy as np
 import scipy.sparse as sps
 
 from .. import _assembly
-from ..psd_project import psd_project
 
 FEW_COLLISIONS = 128       # at most this many: dense blocks through a cached pattern; more: the product W W^T
 from ..energies.friction import FrictionFrame, _tangent_basis
@@ -194,12 +198,36 @@ def hessian(collisions, d_hat, kappa, psd=True):
         return sps.csr_matrix((H.data, H.indices, H.indptr), shape=H.shape).tocsc()
     H = sps.csc_matrix((N, N))
     for g in collisions.groups:
-        B = _exact_blocks(collisions, g, d_hat, kappa)
-        B = 0.5 * (B + B.transpose(0, 2, 1))                 # exactly symmetric (the products round differently)
         if psd == PROJECTED:
-            B = psd_project(B, floor=0.0)
+            B = _projected_blocks(collisions, g, d_hat, kappa)
+        else:
+            B = _exact_blocks(collisions, g, d_hat, kappa)
+            B = 0.5 * (B + B.transpose(0, 2, 1))             # exactly symmetric (the products round differently)
         H = H + _assembly.assemble_matrix(B, _assembly.node_dofs(g.nodes, dim), N)
     return H.tocsc()
+
+
+def _clamped(C):
+    """Symmetric blocks C (k, r, r) with their negative eigenvalues set to 0 (unchecked)."""
+    lam, V = np.linalg.eigh(0.5 * (C + C.transpose(0, 2, 1)))
+    return (V * np.maximum(lam, 0.0)[:, None, :]) @ V.transpose(0, 2, 1)
+
+
+def _projected_blocks(collisions, g, d_hat, kappa):
+    """The exact blocks (k, q*dim, q*dim) with their negative eigenvalues clamped to 0."""
+    if g.eps_x is not None:
+        return _clamped(_exact_blocks(collisions, g, d_hat, kappa))
+    closest = _CLASSIFIERS[g.name](collisions.X[g.nodes], 2, dense=False)
+    Phi, K = closest.factors
+    d, scale = closest.distance, kappa * g.weight
+    U = np.concatenate([closest.gradient[:, :, None], Phi], axis=2)           # (k, q*dim, 5)
+    M = np.zeros((len(d), 5, 5))
+    M[:, 0, 0] = scale * _d2b(d, d_hat)
+    M[:, 1:, 1:] = (scale * _db(d, d_hat))[:, None, None] * K
+    Q, R = np.linalg.qr(U)                                    # the block is Q (R M R^T) Q^T
+    lam, V = np.linalg.eigh(R @ M @ R.transpose(0, 2, 1))
+    QV = Q @ V
+    return (QV * np.maximum(lam, 0.0)[:, None, :]) @ QV.transpose(0, 2, 1)
 
 
 def _exact_blocks(collisions, g, d_hat, kappa):
