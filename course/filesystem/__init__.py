@@ -7,8 +7,8 @@ process owning a leftover is alive (``process_alive``). Upstream simkit's names
 ``simkit.filesystem.save_figure`` and ``save_animation`` call these. ``media_rule`` decides
 whether a new rendering replaces a published file (the publisher and the build apply it).
 
-matplotlib and ffmpeg are imported lazily (inside the functions, and ``BlitAnimation`` on first
-access), so importing this package needs neither.
+matplotlib, ffmpeg and simkit are imported lazily (inside the functions, and ``BlitAnimation`` on first
+access), so importing this package needs none of them: the build script starts in a second less.
 """
 from ._atomic import atomic_copy
 from ._encoder import find_encoder

@@ -1,5 +1,4 @@
 """Deterministic, atomic H.264 MP4 export of a matplotlib animation, frames piped to ffmpeg."""
-from simkit import checks
 from ._atomic import atomic_copy, atomic_target, check_output_path, make_parent
 from ._encoder import find_ffmpeg
 from ._ffmpeg_pipe import FFmpegPipe
@@ -39,6 +38,8 @@ def save_animation(anim, path, fps, copy_to=None):
         Absolute path of the written file.
     """
     from matplotlib.animation import Animation
+
+    from simkit import checks
 
     from ._pipe_writer import PipeWriter, require_pixel_buffer
     from .blit_animation import BlitAnimation

@@ -1,6 +1,5 @@
 """Deterministic, atomic PNG export of a matplotlib figure."""
 
-from simkit import checks
 from ._atomic import atomic_copy, atomic_target, check_output_path, make_parent
 
 
@@ -30,6 +29,8 @@ def save_figure(fig, path, copy_to=None, *, dpi=None):
         Absolute path of the written file.
     """
     from matplotlib.figure import Figure
+
+    from simkit import checks
 
     if not isinstance(fig, Figure):
         raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
