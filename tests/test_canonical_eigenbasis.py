@@ -90,12 +90,19 @@ def runs(tmp_path_factory):
     return {name: run_pipeline(tmp_path, name, settings) for name, settings in SETTINGS.items()}
 
 
+# the tests reading `runs` share one xdist worker (`make test` runs --dist loadgroup): split over two,
+# each worker ran the three pipelines again, 13-16 s of CPU
+ON_ONE_WORKER = pytest.mark.xdist_group("canonical_eigenbasis_runs")
+
+
+@ON_ONE_WORKER
 @pytest.mark.parametrize("other", ["two threads", "SandyBridge kernel"])
 def test_every_array_agrees_to_round_off_under_other_blas_settings(runs, other):
     worst = differences(runs["one thread"], runs[other])
     assert max(worst.values()) < AGREE, worst
 
 
+@ON_ONE_WORKER
 def test_the_bars_have_the_clusters_the_pipeline_must_settle(runs):
     """Exact pairs where k cuts, the rigid cluster, and pairs inside the training subspace: else the check is idle."""
     X, T, bI = symmetric_bar()
