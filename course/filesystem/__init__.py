@@ -8,7 +8,8 @@ process owning a leftover is alive (``process_alive``). Upstream simkit's names
 whether a new rendering replaces a published file (the publisher and the build apply it).
 
 matplotlib, ffmpeg and simkit are imported lazily (inside the functions, and ``BlitAnimation`` on first
-access), so importing this package needs none of them: the build script starts in a second less.
+access), so importing this package needs none of them (the build script, which imports it, starts
+about 0.7 s sooner).
 """
 from ._atomic import atomic_copy
 from ._encoder import find_encoder
