@@ -1,6 +1,5 @@
 """Affine bodies with 3D barrier contact: Map(MeshContact + gravity, affine basis) + AffineOrthogonality."""
 import numpy as np
-import pytest
 import scipy.sparse as sps
 
 import simkit

@@ -18,7 +18,6 @@ crossed at t ~ 1e-7 were missed (``inf``): ``test_the_crossing_chapter_019_misse
 from fractions import Fraction
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 

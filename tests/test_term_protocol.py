@@ -170,28 +170,12 @@ def _affine_orthogonality(dim):
     return term, 0.2 * np.random.default_rng(12).standard_normal((term.size, 1)), 1e-6
 
 
-def _mesh_contact(dim):
-    """Two triangles (3D) or two segments (2D), the second a little above the first, within d_hat."""
-    rng = np.random.default_rng(13)
-    if dim == 2:
-        X = np.array([[0.0, 0.0], [1.0, 0.0], [0.2, 0.05], [0.8, 0.07]])
-        edges, faces = np.array([[0, 1], [2, 3]]), None
-    else:
-        X = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0],
-                      [0.2, 0.2, 0.05], [0.7, 0.25, 0.06], [0.3, 0.6, 0.07]])
-        faces = np.array([[0, 1, 2], [3, 4, 5]])
-        edges = simkit.edges(faces)
-    contact = terms.MeshContact(X, 0.1, 10.0, edges=edges, faces=faces, psd=False)
-    return contact, (X + 1e-3 * rng.standard_normal(X.shape)).reshape(-1, 1), 1e-7
-
-
 CASES = {
     "SpringEnergy": _springs, "Bending": _bending, "PenaltySpring": _pins, "Gravity": _gravity,
     "Inertia": _inertia, "HalfSpaceContact": _half_space, "Friction": _friction,
     "MeshContact": _mesh_contact, "ElasticEnergy": _elastic, "SpringBody": _spring_body, "Sum": _sum, "Map": lambda dim: _map(dim, sparse=True),
     "Map (dense B)": lambda dim: _map(dim, sparse=False), "Held": _held,
     "ReducedElasticEnergy": _reduced_elastic, "AffineOrthogonality": _affine_orthogonality,
-    "MeshContact": _mesh_contact,
 }
 PARAMS = [(name, dim) for name in CASES for dim in (2, 3)]
 
