@@ -8,6 +8,7 @@ notebook's name (``"016_elasticity"``); its media prefix is its number (``"016"`
 import contextlib
 import io
 import json
+import os
 import re
 import subprocess
 
@@ -17,6 +18,22 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT
+
+
+# inserted after a chapter's first code cell: every Newton step perturbed at 1e-12 relative, the
+# round-off another CPU would make (used with another OpenBLAS kernel, `other_blas_kernel`)
+ROUND_OFF_CELL = """import sys
+import numpy as np
+import simkit.solvers.newton_solver
+newton = sys.modules["simkit.solvers.newton_solver"]      # the package attribute is the function
+rng, solve = np.random.default_rng(0), newton._solve
+newton._solve = lambda H, rhs: (lambda u: u * (1 + 1e-12 * rng.standard_normal(u.shape)))(solve(H, rhs))
+"""
+
+
+def other_blas_kernel():
+    """An OpenBLAS kernel other than the one this session runs (Haswell or newer by default)."""
+    return "SandyBridge" if os.environ.get("OPENBLAS_CORETYPE", "").lower() != "sandybridge" else "Haswell"
 
 
 def executed(chapter):
