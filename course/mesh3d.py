@@ -17,6 +17,7 @@ from simkit import checks
 from .filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _indices, _points, _scene_limits, _states
+from ._moving_polygons import movable_polygons
 from ._public import public
 from .style import (ANIM_Z, BOUNDARY_C, CLOTH_BACK, CLOTH_FRONT, DENSITY, DPI, HINGE_C, PIN_C, SPRING_EDGE,
                     _new_figure, _panel_grid, _style_axes, style)
@@ -327,7 +328,7 @@ def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_fo
         for ax, (P, F, title, pins) in zip(axes, data):
             art = plot_mesh_3d(ax, P[0], F, pins=pins, view=view, lims=lims, title=title,
                                zorder=ANIM_Z, **mesh_kw)
-            moving.append((art, P, F, pins, _movable_triangles(art.faces)))
+            moving.append((art, P, F, pins, movable_polygons(art.faces)))
         for ax in axes[len(data):]:
             ax.remove()
         stamp = axes[0].text(0.02, 0.98, time_format.format(t[0]), transform=axes[0].transAxes, ha="left",
@@ -354,20 +355,6 @@ def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_fo
         if art.pins is not None:
             artists.append(art.pins)
     return fig, BlitAnimation(fig, update, T, artists, interval=1000.0 / fps)
-
-
-def _movable_triangles(faces):
-    """Give a PolyCollection of triangles paths that are views into one (f, 4, 2) array, and return it.
-
-    Writing the array (three corners, then the first again, as ``set_verts`` closes a polygon)
-    moves every triangle at once, where ``set_verts`` would build f new Path objects per frame.
-    The paths keep the vertices and codes that ``set_verts`` gave them, so the pixels are the same.
-    """
-    paths = faces.get_paths()
-    corners = np.array([path.vertices for path in paths])        # (f, 4, 2), float64
-    # a Path keeps a float64 array as given: each path's vertices are a view of its row
-    faces.set_verts_and_codes(corners, np.broadcast_to(paths[0].codes, corners.shape[:2]))
-    return corners
 
 
 def plot_sheet_hinges(ax, X, F, C, hinge=None, title=None, labels=("e0", "e1", "o0", "o1")):

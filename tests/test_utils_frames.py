@@ -12,6 +12,7 @@ import simkit  # noqa: E402
 import utils  # noqa: E402
 from course import mesh3d  # noqa: E402
 from course._marker_path import _MarkerPath, cache_marker_extents  # noqa: E402
+from course._moving_polygons import movable_polygons  # noqa: E402
 from course.filesystem import BlitAnimation, _ffmpeg_pipe, save_animation  # noqa: E402
 from course.filesystem._probe import decoded_frames  # noqa: E402
 
@@ -157,13 +158,41 @@ def test_mesh_frames_equal_a_drawing_by_set_verts(frame):
         plt.close(fig)
 
 
+@pytest.mark.parametrize("frame", [2, 5])
+def test_planar_solid_frames_equal_a_drawing_by_set_verts(frame):
+    V, T = simkit.grid_sheet(8, 5, 1.0, 0.5)
+    X = V[:, [0, 2]]
+    rng = np.random.default_rng(5)
+    states = np.stack([X + 0.05 * k * np.column_stack([np.sin(3 * X[:, 1]), -X[:, 0] ** 2])
+                       + 0.01 * rng.standard_normal(X.shape) for k in range(6)])
+    values = rng.random((6, len(T)))
+    panel = {"states": states, "T": T, "pins": [0, 1], "values": values}
+    t = np.arange(6) * 0.1
+    fig, anim = utils.animate_triangles_2d([panel], t)
+    anim.draw_background()
+    for i in range(frame + 1):
+        got = anim.render_frame(i).copy()
+    plt.close(fig)
+    fig, anim = utils.animate_triangles_2d([panel], t)
+    anim.draw_background()
+    anim.set_frame(frame)
+    _faces(anim).set_verts(states[frame][T])                      # fresh Path objects
+    fig.canvas.restore_region(anim._background)
+    for a in anim.artists:
+        fig.draw_artist(a)
+    expected = np.asarray(fig.canvas.buffer_rgba()).copy()
+    assert not np.array_equal(anim.render_frame(0), expected)      # the frame moved
+    plt.close(fig)
+    assert np.array_equal(got, expected)
+
+
 def test_movable_triangles_keep_set_verts_vertices_and_codes():
     fig, ax = plt.subplots()
     tri = np.random.default_rng(4).random((5, 3, 2))
     faces = matplotlib.collections.PolyCollection(tri)
     ax.add_collection(faces)
     before = [(p.vertices.copy(), p.codes.copy()) for p in faces.get_paths()]
-    corners = mesh3d._movable_triangles(faces)
+    corners = movable_polygons(faces)
     for (v, c), p in zip(before, faces.get_paths()):
         assert np.array_equal(v, p.vertices) and np.array_equal(c, p.codes)
         assert p.codes[-1] == Path.CLOSEPOLY
