@@ -13,6 +13,7 @@ from simkit import checks
 from .filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _points, _scene_limits, _series, _states
+from ._marker_path import cache_marker_extents
 from .plots2d import plot_spring_network
 from .style import (ANIM_Z, DENSITY, DPI, ENERGY_COLORS, PIN_C, SPRING_EDGE, TRACK_C, _colors, _finish_plot,
                     _new_figure, style)
@@ -42,6 +43,7 @@ def _animated_network(ax, states, E, rest, pin_pts, lims, title, node_size, lw):
     """Draw frame 0 of a network as animated artists; return (springs, nodes, pins) and the segments per frame."""
     net = plot_spring_network(ax, states[0], E, rest=rest, node_size=node_size, lw=lw, title=title,
                               lims=lims, zorder=ANIM_Z)
+    cache_marker_extents(net.nodes)         # drawn every frame
     pins = None
     if pin_pts is not None:
         pins = ax.scatter(pin_pts[:, 0], pin_pts[:, 1], s=1.6 * node_size, marker="s", color=PIN_C,

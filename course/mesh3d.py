@@ -17,6 +17,7 @@ from simkit import checks
 from .filesystem import BlitAnimation
 
 from ._inputs import _auto_scene_limits, _indices, _points, _scene_limits, _states
+from ._moving_polygons import movable_polygons
 from ._public import public
 from .style import (ANIM_Z, BOUNDARY_C, CLOTH_BACK, CLOTH_FRONT, DENSITY, DPI, HINGE_C, PIN_C, SPRING_EDGE,
                     _new_figure, _panel_grid, _style_axes, style)
@@ -327,7 +328,7 @@ def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_fo
         for ax, (P, F, title, pins) in zip(axes, data):
             art = plot_mesh_3d(ax, P[0], F, pins=pins, view=view, lims=lims, title=title,
                                zorder=ANIM_Z, **mesh_kw)
-            moving.append((art, P, F, pins))
+            moving.append((art, P, F, pins, movable_polygons(art.faces)))
         for ax in axes[len(data):]:
             ax.remove()
         stamp = axes[0].text(0.02, 0.98, time_format.format(t[0]), transform=axes[0].transAxes, ha="left",
@@ -337,9 +338,11 @@ def animate_meshes_3d(panels, t, view=None, figsize=None, suptitle=None, time_fo
         fig.tight_layout()
 
     def update(i):
-        for art, P, F, pins in moving:
+        for art, P, F, pins, corners in moving:
             screen, rgba = _shaded_faces(P[i], F, basis, front, back)
-            art.faces.set_verts(screen)
+            corners[:, :3] = screen
+            corners[:, 3] = screen[:, 0]
+            art.faces.stale = True
             art.faces.set_facecolor(rgba)
             art.faces.set_edgecolor(_edge_rgba(rgba))
             if art.pins is not None:

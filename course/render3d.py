@@ -315,9 +315,11 @@ def _render(compiled, frame, size, basis, lims, px_per_pt, ss, lighting):
     drawn = np.flatnonzero(facing | ~compiled.closed)       # a closed surface's far side is hidden anyway
     ids = _subset_ids(_raster.rasterize(P, F[drawn], discs, (height, width)), drawn, len(F), len(discs))
     shade = _Shader(compiled, X, P, area_normal, facing, basis, lighting, px_per_pt, discs)
-    rgb = shade(ids, np.arange(width, dtype=np.float32) + np.float32(0.5),
-                (np.arange(height, dtype=np.float32) + np.float32(0.5))[:, None])
-    alpha = (ids >= 0).astype(np.float32)
+    # one sample at the centre of each covered pixel; the rest is background: black, transparent
+    flat_ids = ids.reshape(-1)
+    pixels = np.flatnonzero(flat_ids >= 0)
+    out = np.zeros(height * width, dtype=np.uint32)         # RGBA bytes, one word per pixel
+    out[pixels] = _rgba_words(_sample_centres(shade, flat_ids[pixels], pixels, width), 255)
     # where the picture jumps (a silhouette, a layer over another, a crease between flat faces, a pin),
     # the pixel is resampled ss x ss times and averaged; elsewhere one sample at its centre is exact
     if ss > 1:
@@ -333,18 +335,29 @@ def _render(compiled, frame, size, basis, lims, px_per_pt, ss, lighting):
         offset = ((np.arange(ss) + 0.5) / ss).astype(np.float32)
         covered = sub >= 0
         colors = shade(sub, cols[:, None] + np.tile(offset, ss), rows[:, None] + np.repeat(offset, ss), 1.0 / ss)
-        rgb[rows, cols] = (colors * covered[..., None]).sum(axis=1) / np.maximum(covered.sum(axis=1), 1)[:, None]
-        alpha[rows, cols] = covered.mean(axis=1)
-    out = np.zeros((height, width, 4), dtype=np.uint8)
-    out[..., :3] = np.rint(np.clip(rgb, 0.0, 1.0) * 255.0)
-    out[..., 3] = np.rint(alpha * 255.0)
-    return out
+        rgb = (colors * covered[..., None]).sum(axis=1) / np.maximum(covered.sum(axis=1), 1)[:, None]
+        out[rows * width + cols] = _rgba_words(rgb, np.rint(covered.mean(axis=1) * 255.0))
+    return out.view(np.uint8).reshape(height, width, 4)
+
+
+def _sample_centres(shade, ids, pixels, width):
+    """(k, 3) colours of the flat pixel indices ``pixels`` (k,) sampled at their centres, showing ``ids``."""
+    row, col = np.divmod(pixels, width)
+    return shade(ids, col.astype(np.float32) + np.float32(0.5), row.astype(np.float32) + np.float32(0.5))
+
+
+def _rgba_words(rgb, alpha):
+    """(k,) uint32 words holding the RGBA bytes of (k, 3) float colours in [0, 1] and alpha (0..255, scalar or (k,))."""
+    rgba = np.empty((len(rgb), 4), dtype=np.uint8)
+    rgba[:, :3] = np.rint(np.clip(rgb, 0.0, 1.0) * 255.0)
+    rgba[:, 3] = alpha
+    return rgba.view(np.uint32).reshape(-1)
 
 
 def _subset_ids(ids, faces, f, pins):
     """Ids from a rasterization of ``F[faces]`` and the pins, mapped back to the scene's (-1 stays)."""
     back = np.concatenate([faces, f + np.arange(pins), [-1]])
-    return back[np.where(ids < 0, len(back) - 1, ids)]
+    return back[ids]                        # id -1 picks the last entry, -1
 
 
 def _jumps(ids, compiled, facing):
@@ -424,7 +437,8 @@ class _Shader:
             dist = _evaluate(self.lines, face, col, row)
             d = np.minimum(np.minimum(dist[..., 0], dist[..., 1]), dist[..., 2])
             half = self.half[face]
-            # the part of the sample's box, across the edge, that the line [-half, half] covers
+            # the part of the sample's box, across the edge, that the line [-half, half] covers; only
+            # samples within half + r of an edge can be covered (elsewhere the factor would be exactly 1)
             r = 0.5 * footprint
             cover = np.clip((np.minimum(half, d + r) - np.maximum(-half, d - r)) / footprint, 0.0, 1.0)
             rgb *= (1.0 - (1.0 - np.float32(LINE_SHADE)) * cover)[..., None]

@@ -17,6 +17,7 @@ from matplotlib.colors import Normalize, to_rgba
 from simkit import checks
 from .filesystem import BlitAnimation
 
+from ._moving_polygons import movable_polygons
 from ._public import public
 from .plots2d import setup_axes
 from .style import ANIM_Z, DENSITY, DPI, PIN_C, REST_C, SPRING_EDGE, style
@@ -212,7 +213,7 @@ def animate_triangles_2d(panels, t, lims=None, figsize=None, suptitle=None, time
                 hi = hi if hi > lo else lo + 1.0
             art = plot_triangles_2d(ax, d["P"][0], d["T"], pins=d["pins"], edge_lw=edge_lw, zorder=ANIM_Z,
                                     values=None if values is None else values[0], cmap=d["cmap"], vmin=lo, vmax=hi)
-            moving.append((art, d))
+            moving.append((art, d, movable_polygons(art.faces)))
         for ax in axes[len(data):]:
             ax.remove()
         stamp = axes[0].text(0.03, 0.96, time_format.format(t[0]), transform=axes[0].transAxes, ha="left",
@@ -222,8 +223,10 @@ def animate_triangles_2d(panels, t, lims=None, figsize=None, suptitle=None, time
         fig.tight_layout()
 
     def update(i):
-        for art, d in moving:
-            art.faces.set_verts(d["P"][i][d["T"]])
+        for art, d, corners in moving:
+            corners[:, :3] = d["P"][i][d["T"]]
+            corners[:, 3] = corners[:, 0]
+            art.faces.stale = True
             if d["values"] is not None:
                 art.faces.set_array(d["values"][i])
             if art.pins is not None:
@@ -231,7 +234,7 @@ def animate_triangles_2d(panels, t, lims=None, figsize=None, suptitle=None, time
         stamp.set_text(time_format.format(t[i]))
 
     artists = [stamp]
-    for art, _ in moving:
+    for art, *_ in moving:
         artists.append(art.faces)
         if art.pins is not None:
             artists.append(art.pins)

@@ -12,6 +12,7 @@ from ._encoder import find_encoder
 
 _STREAM = re.compile(r"Stream #\S+.*?: Video: (?P<codec>\w+).*?, (?P<pix_fmt>[a-z0-9]+)(?:\([^)]*\))?, "
                      r"(?P<width>\d+)x(?P<height>\d+)")
+_PROGRESS_FRAMES = re.compile(r"^frame=(\d+)$", re.MULTILINE)
 
 
 def probe_video(path):
@@ -58,14 +59,18 @@ def decoded_frames(path, exe=None):
     size = os.path.getsize(path) if os.path.isfile(path) else None
     if not size:
         raise ValueError(f"{path!r} is {'empty' if size == 0 else 'missing'}")
-    # framecrc prints one line per decoded frame; -xerror stops at the first decoding error
+    # every frame is decoded into the null muxer, which keeps nothing; -progress reports the frames it
+    # received ("frame=N"), -xerror stops at the first decoding error. One decoding thread: the
+    # decoded frames are the same, at about half the CPU time of framecrc with frame threads.
     result = subprocess.run([exe or find_encoder().exe, "-hide_banner", "-nostdin", "-v", "error", "-xerror",
-                             "-i", path, "-map", "0:v:0", "-f", "framecrc", "-"],
+                             "-threads", "1", "-i", path, "-map", "0:v:0", "-f", "null", "-progress", "pipe:1",
+                             "-nostats", "-"],
                             capture_output=True, text=True)
-    if result.returncode != 0 or result.stderr.strip():
+    counts = _PROGRESS_FRAMES.findall(result.stdout)
+    if result.returncode != 0 or result.stderr.strip() or not counts:
         raise ValueError(f"{path!r} does not decode (exit code {result.returncode}): "
                          f"{result.stderr.strip()[-1000:] or 'no error message'}")
-    return sum(1 for line in result.stdout.splitlines() if line and not line.startswith("#"))
+    return int(counts[-1])
 
 
 def mp4_boxes(path):
