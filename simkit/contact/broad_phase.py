@@ -16,8 +16,9 @@ query found them in 48 ms, a sort-based uniform hash grid in numpy (sort the cel
 sweep 8.3 million pairs whose boxes overlap on its best axis (a whole column of a sheet) to find
 them.
 
-Used twice per Newton iterate by the contact term: boxes inflated by ``d_hat`` for the distance
-query, and the boxes of the primitives swept over a step for continuous collision detection.
+Used by the contact term (``CollisionMesh``) with boxes inflated by ``d_hat``: at positions for the
+distance query, and swept over a Newton step (grown by a margin: the pairs are kept for the line
+search and the next steps) for continuous collision detection.
 
 Boxes that never move (a static obstacle's, ``FixedBoxes``) are prepared once: their size classes,
 and an occupancy grid of the cells they cover (cells of about their typical size, at most
