@@ -184,6 +184,8 @@ class CollisionMesh:
         self._fixed_boxes = {}         # inflation -> (fixed vertices' positions, their FixedBoxes), built once
         self._every = self._every_pair() if self._pair_count() <= SMALL_SCENE_PAIRS else None
         self._kept = None              # (lo, hi, keep, pairs): swept_candidates' kept pairs and their region
+        self._columns = {name: [np.ascontiguousarray(c) for c in T.T] for name, T in (("targets", self._targets),
+                                                                                     ("edges", self.edges))}
         self._point_index = np.zeros(self.n, dtype=np.int64)      # vertex id -> its row in points
         self._point_index[self.points] = np.arange(len(self.points))
 
@@ -233,7 +235,8 @@ class CollisionMesh:
             return self._pairs(X0, X1, 0.0)
         kept = self._kept
         if kept is None or kept[2] != keep or not _inside(X0, X1, kept[0], kept[1]):
-            margin = np.where(self.fixed, 0.0, KEEP_MARGIN * keep)[:, None]   # fixed vertices stay put (or move on X0 -> X1)
+            # no margin for the fixed vertices: they stay put (or move as X0 -> X1 says)
+            margin = np.where(self.fixed, 0.0, KEEP_MARGIN * keep)[:, None]
             lo, hi = np.minimum(X0, X1) - margin, np.maximum(X0, X1) + margin
             kept = self._kept = (lo, hi, keep, self._pairs(lo, hi, keep))
         return self._overlapping_pairs(X0, X1, 0.0, *kept[3])
@@ -351,17 +354,15 @@ class CollisionMesh:
     def _overlapping_pairs(self, X0, X1, inflation, point_target, edge_edge):
         """The pairs of point_target (k, 2) and edge_edge (l, 2) whose boxes over the step X0 -> X1 come within
         `inflation` (the boxes of ``_pairs``), in their order."""
-        P = X0[self.points] if X1 is X0 else np.concatenate([X0, X1], axis=1)[self.points]
-        T = X0[self._targets] if X1 is X0 else np.concatenate([X0[self._targets], X1[self._targets]], axis=1)
-        p_lo, p_hi = (P, P) if X1 is X0 else (np.minimum(P[:, :self.dim], P[:, self.dim:]),
-                                              np.maximum(P[:, :self.dim], P[:, self.dim:]))
-        t_lo, t_hi = T.min(axis=1) - inflation, T.max(axis=1) + inflation
+        p_lo, p_hi = _corner_boxes(X0, X1, [self.points])
+        t_lo, t_hi = _corner_boxes(X0, X1, self._columns["targets"])
+        t_lo, t_hi = t_lo - inflation, t_hi + inflation
         point_target = point_target[_overlap(p_lo, p_hi, t_lo, t_hi, self._point_index[point_target[:, 0]],
                                              point_target[:, 1])]
         if self.dim == 2:
             return point_target, edge_edge
-        E = X0[self.edges] if X1 is X0 else np.concatenate([X0[self.edges], X1[self.edges]], axis=1)
-        e_lo, e_hi = E.min(axis=1), E.max(axis=1) + inflation
+        e_lo, e_hi = _corner_boxes(X0, X1, self._columns["edges"])
+        e_hi = e_hi + inflation
         return point_target, edge_edge[_overlap(e_lo, e_hi, e_lo, e_hi, edge_edge[:, 0], edge_edge[:, 1])]
 
     def _pairs(self, X0, X1, inflation):
@@ -425,12 +426,17 @@ def _overlap(lo_a, hi_a, lo_b, hi_b, i, j):
 def _swept_boxes(X0, X1, V, below, above):
     """Boxes (lo, hi) (k, dim) of the primitives with vertices V ((k,) points or (k, q)) over the step X0 -> X1,
     lo lowered by `below` and hi raised by `above`."""
-    if V.ndim == 1:
-        lo = hi = X0[V]
-        if X1 is not X0:
-            P1 = X1[V]
-            lo, hi = np.minimum(lo, P1), np.maximum(hi, P1)
-    else:
-        P = X0[V] if X1 is X0 else np.concatenate([X0[V], X1[V]], axis=1)
-        lo, hi = P.min(axis=1), P.max(axis=1)
+    lo, hi = _corner_boxes(X0, X1, [V] if V.ndim == 1 else [np.ascontiguousarray(c) for c in V.T])
     return (lo - below if below else lo), (hi + above if above else hi)
+
+
+def _corner_boxes(X0, X1, columns):
+    """Boxes (lo, hi) (k, dim) of primitives whose c-th vertices are columns[c] ((k,) int arrays), at X0 and X1
+    (one state when X1 is X0): element-wise minima and maxima, several times faster than reducing a (k, q, dim)
+    gather along its short axis."""
+    lo = hi = None
+    for X in ((X0,) if X1 is X0 else (X0, X1)):
+        for c in columns:
+            P = X[c]
+            lo, hi = (P, P) if lo is None else (np.minimum(lo, P), np.maximum(hi, P))
+    return lo, hi
