@@ -24,8 +24,9 @@ Boxes that never move (a static obstacle's, ``FixedBoxes``) are prepared once: t
 and an occupancy grid of the cells they cover (cells of about their typical size, at most
 ``GRID_CELLS`` per axis) with its prefix sums, so that a query box that shares no occupied cell with
 them, a part of a cloth away from the sphere it falls on, is dropped in O(1) before any tree is
-built. Measured on chapter 18's cloth on a sphere (``benchmarks/bench_contact.py``, table 6): the
-trees of the obstacle's boxes cost under 1% of a query, so they are not kept; the cull is what saves.
+built. Measured on chapter 18's cloth on a sphere when ``FixedBoxes`` was written (no benchmark table
+keeps it; ``bench_contact.py``'s table 6 is about kept pairs): the trees of the obstacle's boxes cost
+under 1% of a query, so they are not kept; the cull is what saves.
 """
 import numpy as np
 from scipy.spatial import cKDTree
