@@ -31,6 +31,9 @@ Tables (best of several warm calls, wall time, milliseconds; no assertions):
 5. Newton with the Gauss-Newton Hessian against the eigenvalue clamp (``psd="project"``): a 12x12
    cloth (springs, friction 0.3) dropped on a fixed sphere of 360 triangles, backward Euler at
    60 Hz for 30 steps, Newton to ``max |dx| / h < 1e-6``: the iterations and the time of each.
+6. The drape of table 5 (Gauss-Newton) with the pairs a Newton step keeps for the line search and
+   the next steps (``CollisionMesh.swept_candidates(..., keep=d_hat)``, the default) against a
+   broad-phase query at every distance query and step: the queries, and the time.
 
 Goals (issue 27): ratio ipctk / simkit >= 1.0 in tables 1 and 2; in 2D, 16x the bodies cost at
 most 25x the time.
@@ -265,6 +268,33 @@ def table_newton():
         print(f"{label:>26} {its.sum():>11} {its.max():>9} {time.perf_counter() - t:>7.2f}")
 
 
+def table_kept():
+    print("\n6. the drape of table 5 (Gauss-Newton): a step's kept pairs (CollisionMesh.swept_candidates' keep) "
+          "against a broad-phase query per call")
+    print(f"{'broad phase':>30} {'queries':>8} {'iterations':>11} {'s (best of 2)':>14}")
+    from simkit.contact.collision_mesh import CollisionMesh
+    pairs, swept = CollisionMesh._pairs, CollisionMesh.swept_candidates
+    count = [0]
+
+    def counted(self, *args):
+        count[0] += 1
+        return pairs(self, *args)
+
+    CollisionMesh._pairs = counted
+    try:
+        for label, keep in (("kept pairs (the default)", True), ("a query per call", False)):
+            CollisionMesh.swept_candidates = swept if keep else lambda self, X0, X1, keep=None: swept(self, X0, X1)
+            seconds = []
+            for _ in range(2):
+                count[0] = 0
+                t = time.perf_counter()
+                its = drape(True)
+                seconds.append(time.perf_counter() - t)
+            print(f"{label:>30} {count[0]:>8} {its.sum():>11} {min(seconds):>14.2f}")
+    finally:
+        CollisionMesh._pairs, CollisionMesh.swept_candidates = pairs, swept
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="64x64 sheets only")
@@ -276,6 +306,7 @@ def main():
     table_profile(steps)
     table_2d()
     table_newton()
+    table_kept()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import simkit
 from simkit import contact
+from simkit.contact.collision_mesh import CollisionMesh
 from simkit.terms.mesh_contact import MeshContact
 
 import contact_exact
@@ -198,3 +199,55 @@ def test_2d_time_of_impact_is_a_tight_lower_bound_of_the_exact_segment_roots():
         ours = min(term.max_step(X.reshape(-1, 1), dX.reshape(-1, 1)) / term.safety, 1.0)
         assert exact < 1.0
         assert 0.8 * exact <= ours <= exact * (1 + 1e-9)
+
+
+# -----------------------------------------------------------------------------------------------
+# the pairs a step keeps (swept_candidates' keep): a line search's distance queries and the next
+# Newton steps inside their region pick from them, and must find exactly the broad phase's pairs
+# -----------------------------------------------------------------------------------------------
+
+def kept_scenes():
+    for m, lower_fixed in ((3, False), (12, False), (12, True)):              # every-pair path, then the trees
+        X, F, E = two_sheets(m=m, seed=m)
+        fixed = np.flatnonzero(X[:, 1] < X[:, 1].mean()) if lower_fixed else None
+        yield f"{m}x{m} sheets{', lower one fixed' if lower_fixed else ''}", X, F, E, fixed
+
+
+KEPT = {name: rest for name, *rest in kept_scenes()}
+
+
+def assert_same_pairs(got, want):
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def kept_queries(X, F, E, fixed, seed):
+    """Compare, along a few Newton-like steps, the kept pairs' answers with a fresh mesh's broad phase."""
+    term = MeshContact(X, D_HAT, 1.0, edges=E, faces=F, fixed=fixed)
+    mesh = term.mesh
+    fresh = lambda: CollisionMesh(X, E, F, fixed=fixed)                # no kept pairs: the broad phase
+    rng = np.random.default_rng(seed)
+    moving = np.ones(len(X), bool) if fixed is None else ~np.isin(np.arange(len(X)), fixed)
+    Y = X
+    for scale in (3e-3, 3e-4, 3e-4, 2e-2):                   # a step, two inside its region, one that leaves it
+        dY = scale * rng.standard_normal(X.shape) * moving[:, None]
+        assert_same_pairs(mesh.swept_candidates(Y, Y + dY, keep=D_HAT), fresh().swept_candidates(Y, Y + dY))
+        for alpha in (0.0, 0.37, 1.0):                       # a line search's points along it
+            Z = Y + alpha * dY
+            assert_same_pairs(mesh.candidates(Z, D_HAT), fresh().candidates(Z, D_HAT))
+        Y = Y + 0.5 * dY
+    far = Y + 5 * D_HAT * rng.standard_normal(X.shape) * moving[:, None]       # outside every region kept
+    assert_same_pairs(mesh.candidates(far, D_HAT), fresh().candidates(far, D_HAT))
+
+
+@pytest.mark.parametrize("name", KEPT)
+def test_kept_pairs_give_the_broad_phase_of_every_point_and_step_inside_their_region(name):
+    kept_queries(*KEPT[name], seed=5)
+
+
+def test_kept_pairs_used_outside_their_region_would_miss_pairs(monkeypatch):
+    """The comparison above can fail: kept pairs trusted everywhere (no region check) miss pairs of later steps."""
+    from simkit.contact import collision_mesh
+    monkeypatch.setattr(collision_mesh, "_inside", lambda *args: True)
+    with pytest.raises(AssertionError):
+        kept_queries(*KEPT["12x12 sheets"], seed=5)

@@ -16,15 +16,17 @@ query found them in 48 ms, a sort-based uniform hash grid in numpy (sort the cel
 sweep 8.3 million pairs whose boxes overlap on its best axis (a whole column of a sheet) to find
 them.
 
-Used twice per Newton iterate by the contact term: boxes inflated by ``d_hat`` for the distance
-query, and the boxes of the primitives swept over a step for continuous collision detection.
+Used by the contact term (``CollisionMesh``) with boxes inflated by ``d_hat``: at positions for the
+distance query, and swept over a Newton step (grown by a margin: the pairs are kept for the line
+search and the next steps) for continuous collision detection.
 
 Boxes that never move (a static obstacle's, ``FixedBoxes``) are prepared once: their size classes,
 and an occupancy grid of the cells they cover (cells of about their typical size, at most
 ``GRID_CELLS`` per axis) with its prefix sums, so that a query box that shares no occupied cell with
 them, a part of a cloth away from the sphere it falls on, is dropped in O(1) before any tree is
-built. Measured on chapter 18's cloth on a sphere (``benchmarks/bench_contact.py``, table 6): the
-trees of the obstacle's boxes cost under 1% of a query, so they are not kept; the cull is what saves.
+built. Measured on chapter 18's cloth on a sphere when ``FixedBoxes`` was written (no benchmark table
+keeps it; ``bench_contact.py``'s table 6 is about kept pairs): the trees of the obstacle's boxes cost
+under 1% of a query, so they are not kept; the cull is what saves.
 """
 import numpy as np
 from scipy.spatial import cKDTree

@@ -331,7 +331,10 @@ def _intersecting(Y, F, E, labels):
     state_e, state_f = np.repeat(np.arange(N), len(E)), np.repeat(np.arange(N), len(F))
     pe = Y[:, E].reshape(-1, 2, 3)
     pf = Y[:, F].reshape(-1, 3, 3)
-    ia, ib = _box_pairs(pe.min(axis=1), pe.max(axis=1), state_e, pf.min(axis=1), pf.max(axis=1), state_f)
+    # element-wise over the corners: several times faster than reducing along the short axis
+    lo_f = np.minimum(np.minimum(pf[:, 0], pf[:, 1]), pf[:, 2])
+    hi_f = np.maximum(np.maximum(pf[:, 0], pf[:, 1]), pf[:, 2])
+    ia, ib = _box_pairs(np.minimum(pe[:, 0], pe[:, 1]), np.maximum(pe[:, 0], pe[:, 1]), state_e, lo_f, hi_f, state_f)
     e, f = ia % len(E), ib % len(F)
     shared = (E[e, :, None] == F[f, None, :]).any(axis=(1, 2))
     keep = ~shared if labels is None else ~shared & (labels[E[e, 0]] != labels[F[f, 0]])

@@ -47,7 +47,7 @@ def _edge_edge_lower_distance(X, nodes):
     return np.where(parallel, 0.0, np.sqrt(d2))
 
 
-def collision_free_step(mesh, X, dX, safety):
+def collision_free_step(mesh, X, dX, safety, keep=None):
     r"""Largest fraction of the step dX from X that keeps every candidate pair of `mesh` apart, times safety.
 
     :math:`\alpha = \min(1, s \min_k t^*_k)` over the pairs whose swept boxes overlap
@@ -59,6 +59,10 @@ def collision_free_step(mesh, X, dX, safety):
         Positions (free of contact) and the step (unchecked: the contact term validates them).
     safety : float
         Fraction s in (0, 1).
+    keep : float, optional
+        The activation distance: the mesh keeps the step's pairs within it, so that the distance
+        queries of a line search along the step need no broad phase of their own
+        (``CollisionMesh.swept_candidates``).
 
     Returns
     -------
@@ -71,7 +75,7 @@ def collision_free_step(mesh, X, dX, safety):
         Two primitives touch at X (distance 0, or within round-off of it): the message names them.
     """
     X1 = X + dX
-    return min(1.0, safety * earliest_contact(mesh, X, X1, *mesh.swept_candidates(X, X1)))
+    return min(1.0, safety * earliest_contact(mesh, X, X1, *mesh.swept_candidates(X, X1, keep)))
 
 
 def earliest_contact(mesh, X, X1, point_target, edge_edge):

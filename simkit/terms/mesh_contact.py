@@ -1,9 +1,10 @@
 r"""Barrier contact between the triangles and edges of 3D meshes (segments in 2D), self-contact included.
 
 The term of the IPC Toolkit's layers in ``simkit.contact``: a ``CollisionMesh`` checked once,
-a broad phase per iterate, the collision set of the iterate (cached: a Newton iteration's
-energy, gradient and Hessian build it once), its barrier potential, and a line-search filter
-from continuous collision detection over the broad phase of the swept primitives.
+a broad phase, the collision set of the iterate (cached: a Newton iteration's energy, gradient
+and Hessian build it once), its barrier potential, and a line-search filter from continuous
+collision detection over the broad phase of the swept primitives, whose pairs the mesh keeps
+for the line search's distance queries and the next Newton steps.
 """
 import numpy as np
 
@@ -170,7 +171,7 @@ class MeshContact(Term):
     def max_step(self, x, dx):
         """Largest fraction in (0, 1] of the step dx from x that keeps every pair apart, times ``safety``."""
         X = self._X(x)
-        return collision_free_step(self.mesh, X, self._X(dx, "dx"), self.safety)
+        return collision_free_step(self.mesh, X, self._X(dx, "dx"), self.safety, keep=self.d_hat)
 
     def friction_frame(self, x_start):
         """The lagged ``FrictionFrame`` of the collisions at x_start, for ``simkit.terms.Friction``."""
