@@ -122,6 +122,7 @@ def test_link_html_writes_the_links_of_sphinx_codeautolink(chapter, tmp_path):
         outputs[name] = (tmp_path / name / "page.html").read_text()
     links = re.findall(r'<a href="([^"]*)"( title="[^"]*")? class="sphinx-codeautolink-a">', outputs["fast"])
     assert len(links) >= 20 and all(href.startswith("../api/x.html#") for href, _ in links)
+    assert {bool(title) for _, title in links} == {True, False}, "links with and without a title"
     assert str(BeautifulSoup(outputs["fast"], "html.parser")) == outputs["upstream"]
     unlinked = re.sub(r'<a href="[^"]*"( title="[^"]*")? class="sphinx-codeautolink-a">(.*?)</a>', r"\2",
                       outputs["fast"], flags=re.S)

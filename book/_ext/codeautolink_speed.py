@@ -1,7 +1,7 @@
 """Sphinx extension: the same code-cell API links from sphinx-codeautolink, for a fraction of its work.
 
-sphinx-codeautolink 0.19 spent about half of the site build's CPU (cProfile of ``jb build``,
-benchmarks/README.md) in two places that scale badly with our pages:
+sphinx-codeautolink 0.19 spent about 45% of the site build's time (a cProfile of ``jb build`` of
+the seven chapters and the API pages) in two places that scale badly with our pages:
 
 - With ``codeautolink_concat_default`` every code cell is parsed together with all the cells
   before it, so a chapter of n cells is parsed n times over (quadratic). Its name tracker visits
@@ -11,7 +11,8 @@ benchmarks/README.md) in two places that scale badly with our pages:
   inlined), copies every code block once per cell to find the cell's block, and re-serialises
   the page. :func:`link_html` finds the highlighted blocks with one regular expression and puts
   the links into the page's text; the links themselves come from sphinx-codeautolink's own
-  patterns (``construct_name_pattern``, ``format_title``), so they are the same.
+  name patterns (``construct_name_pattern``), with the titles of its ``format_title``, so they are
+  the same.
 
 Both replace sphinx-codeautolink internals by name; :func:`setup` refuses another version than
 the one they were checked against (``tests/test_site_autolink.py`` compares them with the originals).
@@ -87,6 +88,12 @@ def _block_text(pre_html):
     return html.unescape(TAG.sub("", LINENOS.sub("", pre_html)))
 
 
+def _title(location, text):
+    """The link's title attribute: its target, unless the linked code says it (``format_title``'s rule)."""
+    code = re.sub(r"\s+", "", html.unescape(TAG.sub("", text)))
+    return "" if code == location else f' title="{location}"'
+
+
 def _link_names(pre_html, names, inventory, local_prefix, disable_link_titles, document, source):
     """`pre_html` with each of `names` wrapped in a link to its inventory location."""
     lines = pre_html.split("\n")
@@ -105,7 +112,7 @@ def _link_names(pre_html, names, inventory, local_prefix, disable_link_titles, d
         if not location.startswith(("http://", "https://")):
             location = local_prefix + location
         text = selection[start:end]
-        title = "" if disable_link_titles else autolink_block.format_title(name.resolved_location, text)
+        title = "" if disable_link_titles else _title(name.resolved_location, text)
         linked = selection[:start] + LINK.format(link=location, title=title, text=text) + selection[end:]
         lines[first:last + 1] = linked.split("\n")
     return "\n".join(lines)
