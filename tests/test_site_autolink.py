@@ -144,3 +144,35 @@ def test_the_extension_refuses_a_sphinx_codeautolink_it_was_not_checked_against(
     monkeypatch.setattr(codeautolink_speed.sphinx_codeautolink, "__version__", "0.20.0")
     with pytest.raises(ExtensionError, match="not 0.20.0"):
         codeautolink_speed.setup(None)
+
+
+def build_tiny_site(src, out):
+    """Build a one-page Sphinx site whose code block calls a documented function; return the page."""
+    from sphinx.application import Sphinx
+    app = Sphinx(str(src), str(src), str(out), str(out / ".doctrees"), "html", status=None, warning=None,
+                 freshenv=False)
+    app.build()
+    return (out / "index.html").read_text()
+
+
+def test_a_page_rewritten_after_a_configuration_change_keeps_its_links(tmp_path):
+    """The site build starts from a copy of the previous site: a page Sphinx rewrites only because the
+    configuration changed (sphinx-codeautolink did not count it outdated) still gets its links."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "tinymod.py").write_text('def tiny_function():\n    """A documented function."""\n')
+    (src / "index.rst").write_text("Tiny\n====\n\n.. autofunction:: tinymod.tiny_function\n\n"
+                                   ".. code-block:: python\n\n   import tinymod\n   tinymod.tiny_function()\n")
+    conf = (f"import sys\nsys.path[:0] = [{str(src)!r}, {str(ROOT / 'book' / '_ext')!r}]\n"
+            "extensions = ['sphinx.ext.autodoc', 'sphinx_codeautolink', 'codeautolink_speed']\n")
+    (src / "conf.py").write_text(conf)
+    link = 'href="index.html#tinymod.tiny_function" class="sphinx-codeautolink-a"'
+    assert link in build_tiny_site(src, out)
+    written = (out / "index.html").stat().st_mtime_ns
+    # another extension: Sphinx re-reads and rewrites every page, though their sources and the HTML
+    # settings (which decide what the builder counts outdated) are the same
+    (src / "another_extension.py").write_text("def setup(app):\n    return {'parallel_read_safe': True}\n")
+    (src / "conf.py").write_text(conf + "extensions.append('another_extension')\n")
+    page = build_tiny_site(src, out)
+    assert (out / "index.html").stat().st_mtime_ns != written, "the page was rewritten"
+    assert link in page

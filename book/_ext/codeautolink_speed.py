@@ -14,8 +14,14 @@ the seven chapters and the API pages) in two places that scale badly with our pa
   name patterns (``construct_name_pattern``), with the titles of its ``format_title``, so they are
   the same.
 
-Both replace sphinx-codeautolink internals by name; :func:`setup` refuses another version than
-the one they were checked against (``tests/test_site_autolink.py`` compares them with the originals).
+It also links every page the build writes. sphinx-codeautolink links the pages that were outdated
+when the builder started, but Sphinx may rewrite more: every page after a change of the
+configuration, for one. Those came out without links on a build into a copy of the previous site
+(``scripts/bookbuild/site.py``), so :class:`WrittenPages` hands it every page written.
+
+The replacements are of sphinx-codeautolink internals by name; :func:`setup` refuses another
+version than the one they were checked against (``tests/test_site_autolink.py`` compares them with
+the originals).
 """
 import ast
 import html
@@ -154,6 +160,22 @@ def link_html(document, out_dir, transforms, inventory, custom_blocks, search_cs
     html_file.write_text("".join(pieces), "utf-8")
 
 
+class WrittenPages:
+    """The pages this build writes; before sphinx-codeautolink's ``apply_links``, each is one to link."""
+
+    def __init__(self):
+        self.names = set()
+
+    def remember(self, app, pagename, templatename, context, doctree):
+        self.names.add(pagename)
+
+    def mark_outdated(self, app, exception):
+        for listener in app.events.listeners["build-finished"]:
+            state = getattr(listener.handler, "__self__", None)
+            if isinstance(state, autolink_extension.SphinxCodeAutoLink) and not state.do_nothing:
+                state.outdated_docs |= {str(Path(name)) for name in self.names}
+
+
 def setup(app):
     if sphinx_codeautolink.__version__ != CHECKED_VERSION:
         raise ExtensionError(f"codeautolink_speed replaces internals of sphinx-codeautolink {CHECKED_VERSION}, "
@@ -162,4 +184,8 @@ def setup(app):
     app.setup_extension("sphinx_codeautolink")
     autolink_block.parse_names = IncrementalNames()
     autolink_extension.link_html = link_html
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    written = WrittenPages()
+    app.connect("html-page-context", written.remember)
+    app.connect("build-finished", written.mark_outdated, priority=400)     # apply_links has 500
+    # the pages written are collected in this process: a parallel write would lose them
+    return {"parallel_read_safe": True, "parallel_write_safe": False}
