@@ -1,12 +1,12 @@
 """book/_ext/codeautolink_speed.py gives the API links of sphinx-codeautolink, on the chapters' own code.
 
-Both replacements are compared with the sphinx-codeautolink functions they stand in for, on every
-chapter's code cells (read from the notebooks: no build needed).
+Both replacements are compared with the sphinx-codeautolink functions they stand in for, on the
+chapters' code cells (read from the notebooks: no build needed); a one-page Sphinx build checks that
+every page written gets its links.
 """
 import copy
 import re
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -16,7 +16,6 @@ from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
 from docutils.utils import new_document
 from sphinx.highlighting import PygmentsBridge
-from sphinx_codeautolink.extension import block as autolink_block
 from sphinx_codeautolink.extension.block import CodeBlockAnalyser, clean_ipython, link_html
 from sphinx_codeautolink.parse import parse_names
 
