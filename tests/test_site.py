@@ -3,13 +3,8 @@
 The site is served from a sub-path (``/html/``) of a local server, so any absolute link
 or asset outside the build folder shows up as a failure.
 """
-import functools
-import http.server
 import json
-import os
 import re
-import shutil
-import threading
 import urllib.error
 import urllib.request
 from html.parser import HTMLParser
@@ -19,11 +14,10 @@ import imageio_ffmpeg
 import pytest
 import yaml
 
-from conftest import ROOT, toc_chapters
+# the browser, its tabs and the site's server are the session's (conftest.py: one browser per xdist
+# worker); test_lab_view imports browser and open_page from here
+from conftest import ROOT, browser, open_page, toc_chapters  # noqa: F401
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDTHS = [1280, 390]                 # a desktop and a phone
 CHAPTERS = toc_chapters()            # every chapter in _toc.yml, in reading order
 
@@ -47,93 +41,6 @@ def toc_pages():
 
 
 PAGES = toc_pages() + ["genindex.html", "search.html"]
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def base_url(site_dir):
-    handler = functools.partial(QuietHandler, directory=str(site_dir.parent))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/{site_dir.name}/"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package")
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        # one context for the module: its tabs share the HTTP and compiled-script caches, as a reader's do
-        yield browser.new_context()
-        browser.close()
-
-
-def open_page(browser, url, width=1280):
-    """Load `url` in a new tab of the browser context `browser` at a viewport `width`; return (page, problems)
-    with console errors, failed and off-host requests."""
-    page = browser.new_page()
-    page.set_viewport_size({"width": width, "height": 900})
-    problems = []
-    host = urlparse(url).netloc
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
-    page.on("request", lambda r: urlparse(r.url).scheme in ("http", "https")
-            and urlparse(r.url).netloc != host and problems.append(f"off-host: {r.url}"))
-    page.goto(url, wait_until="networkidle")
-    if page.locator("script[src*='mathjax']").count():          # Sphinx loads MathJax only where math is
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
-        page.evaluate("MathJax.startup.promise")
-    return page, problems
-
-
-class LoadedPages:
-    """Pages loaded once and read by every check of that page: a few open tabs, least recently used closed.
-
-    The checks of one page run one after another on one worker (tests/conftest.py groups and
-    orders them by page, the desktop width first), so each page is loaded once: a check at
-    another width resizes the tab's viewport, as a reader turning a tablet does. A check that
-    changes the page (the folded solutions) runs after the read-only ones at that width.
-    """
-
-    TABS = 3
-
-    def __init__(self, browser, base_url):
-        self.browser, self.base_url, self.tabs = browser, base_url, {}
-
-    def __call__(self, path, width=1280):
-        """(page, problems) of `path` (relative to the site root) at viewport `width`."""
-        if path not in self.tabs:
-            if len(self.tabs) >= self.TABS:
-                self.tabs.pop(next(iter(self.tabs)))[0].close()
-            self.tabs[path] = open_page(self.browser, self.base_url + path, width)
-        self.tabs[path] = page, problems = self.tabs.pop(path)          # most recently used last
-        if page.viewport_size["width"] != width:
-            page.set_viewport_size({"width": width, "height": 900})
-            page.wait_for_timeout(100)                                   # one frame for the new layout
-        return page, problems
-
-    def close(self):
-        for page, _ in self.tabs.values():
-            page.close()
-
-
-@pytest.fixture(scope="module")
-def loaded(browser, base_url):
-    pages = LoadedPages(browser, base_url)
-    yield pages
-    pages.close()
 
 
 def test_checks_of_a_page_share_one_worker(request):

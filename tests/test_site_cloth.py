@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from test_site import base_url, browser, open_page  # noqa: F401  (pytest fixtures, shared with the site tests)
 
 PAGE = "book/015_cloth.html"
 VIEW = "#cloth-view"
@@ -36,19 +35,19 @@ def changed(a, b):
 
 
 @pytest.fixture(scope="module")
-def cloth_page(browser, base_url):  # noqa: F811
-    """The chapter page, loaded once: each check compares the view before and after its own gesture
-    (the slider check, first, also reads the initial time)."""
-    page, problems = open_page(browser, base_url + PAGE)
+def cloth_page(loaded):
+    """The chapter page, loaded once for these checks and test_site's (which run first, tests/conftest.py):
+    each check compares the view before and after its own gesture (the slider check, first, also reads
+    the initial time)."""
+    page, problems = loaded(PAGE, 1280)
     page.wait_for_selector(f"{VIEW} .gl-container canvas", state="attached")
     page.wait_for_function(f"document.querySelector('{VIEW}')._fullLayout !== undefined")
     page.locator(VIEW).scroll_into_view_if_needed()
     page.wait_for_timeout(300)
-    yield page, problems
-    page.close()
+    return page, problems
 
 
-def test_view_loads_offline_and_draws_the_cloth(cloth_page, base_url):  # noqa: F811
+def test_view_loads_offline_and_draws_the_cloth(cloth_page, base_url):
     page, problems = cloth_page
     assert problems == []                  # no console error, failed request or request off the site
     src = page.evaluate("[...document.scripts].map(s => s.src).filter(s => s.includes('plotly'))")
