@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from test_site import browser, open_page  # noqa: F401  (pytest fixtures, shared with the site tests)
+from conftest import open_page       # the browser fixture is conftest's, shared with the site tests
 
 START_SECONDS = 90           # a cold Jupyter Lab start on a loaded machine
 VIEW_CELL = """import numpy as np, simkit, utils
@@ -73,7 +73,7 @@ def lab(tmp_path_factory):
             server.wait()
 
 
-def test_jupyter_lab_draws_the_view_offline(browser, lab):  # noqa: F811
+def test_jupyter_lab_draws_the_view_offline(browser, lab):
     page, problems = open_page(browser, lab + "lab/tree/view.ipynb")
     plot = page.locator(".jp-RenderedPlotly")
     page.wait_for_selector(".jp-RenderedPlotly .gl-container canvas", state="attached", timeout=60000)

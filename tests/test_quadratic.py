@@ -31,7 +31,7 @@ def test_quadratic_energy_gradient_hessian(sparse):
 
 
 def test_pin_penalty_through_the_quadratic_energy_vanishes_at_the_targets():
-    n, dim = 5, 2
+    n = 5
     X = np.column_stack([np.arange(n, dtype=float), np.zeros(n)])
     pins = np.array([0, n - 1])
     Q, b = simkit.dirichlet_penalty(pins, X[pins], n, 1e5)

@@ -14,9 +14,8 @@ import imageio_ffmpeg
 import pytest
 import yaml
 
-# the browser, its tabs and the site's server are the session's (conftest.py: one browser per xdist
-# worker); test_lab_view imports browser and open_page from here
-from conftest import ROOT, browser, open_page, toc_chapters  # noqa: F401
+# the browser, its tabs and the site's server are the session's (conftest.py: one browser per xdist worker)
+from conftest import ROOT, toc_chapters
 
 WIDTHS = [1280, 390]                 # a desktop and a phone
 CHAPTERS = toc_chapters()            # every chapter in _toc.yml, in reading order

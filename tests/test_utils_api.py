@@ -2,7 +2,6 @@
 on its concern's API page; utils.py stays short and no course module grows past its concern."""
 import ast
 import re
-from pathlib import Path
 
 import pytest
 
