@@ -541,6 +541,37 @@ def test_signal_during_render_removes_the_temporary_file_and_ffmpeg(tmp_path, si
     assert not running(ffmpeg), "ffmpeg outlived the render"
 
 
+# A write interrupted by a signal whose exception an extension replaces on its way out, as matplotlib's Agg
+# renderer does when the KeyboardInterrupt is raised while it converts a clip box (seen once in 30 renders).
+SIGNAL_REPLACED = """
+import signal
+import sys
+from course.filesystem._atomic import atomic_target
+from course.filesystem._termination import Terminated
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signum = signal.Signals[sys.argv[2]]
+with atomic_target(sys.argv[1]) as tmp:
+    with open(tmp, "w") as fh:
+        fh.write("half a file")
+    try:
+        signal.raise_signal(signum)
+    except (KeyboardInterrupt, Terminated):
+        raise ValueError("Invalid bounding box") from None
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_whose_exception_was_replaced_still_ends_the_process(tmp_path, signum):
+    target = tmp_path / "v.mp4"
+    target.write_bytes(b"the previous video")
+    done = subprocess.run([sys.executable, "-c", SIGNAL_REPLACED, str(target), signum.name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == -signum, done.stderr
+    assert os.listdir(tmp_path) == ["v.mp4"], "a temporary file was left behind"
+    assert target.read_bytes() == b"the previous video"
+
+
 def test_next_write_sweeps_the_temporary_file_of_a_killed_render(tmp_path):
     proc, folder, target, ffmpeg = _start_render(tmp_path)
     proc.kill()                                      # SIGKILL: no clean-up can run

@@ -8,7 +8,7 @@ Temporary files are named ``.<target>.simkit-<host>-<pid>-<token>.part``: recogn
 ours, with the writing process. A process killed outright (SIGKILL, power loss) cannot
 remove its temporary file, so every write first sweeps the folder for temporary files of
 this host whose process is gone; files of live writers and anybody else's are left alone.
-SIGTERM unwinds a write like Ctrl-C (see ``_termination``).
+SIGTERM unwinds a write like Ctrl-C, and either signal ends the process as sent (see ``_termination``).
 """
 import contextlib
 import hashlib
@@ -18,7 +18,7 @@ import secrets
 import shutil
 import socket
 
-from ._termination import sigterm_unwinds
+from ._termination import signals_unwind
 from .process_alive import process_alive
 
 # hosts sharing a folder (network drives) each judge only their own processes' files
@@ -130,7 +130,7 @@ def atomic_target(path, name="path"):
         Argument name used in error messages.
     """
     sweep_stale_parts(os.path.dirname(path))
-    with sigterm_unwinds():
+    with signals_unwind():
         tmp = _temporary_sibling(path, name)
         try:
             yield tmp

@@ -1,10 +1,16 @@
-"""Unwinding a write on SIGTERM the way Ctrl-C (SIGINT) does, so nothing half-written stays behind.
+"""Unwinding a write on SIGTERM or Ctrl-C (SIGINT), so nothing half-written stays behind.
 
 Python's default SIGTERM action ends the process at once: no ``finally`` clause runs, so a
 render would leave its temporary file and a running ffmpeg behind. Inside
-``sigterm_unwinds()`` SIGTERM raises ``Terminated`` instead, which unwinds the write like
+``signals_unwind()`` SIGTERM raises ``Terminated`` instead, which unwinds the write like
 ``KeyboardInterrupt`` does (ffmpeg killed, temporary file removed); the previous handler is
 then restored and the signal delivered again, so the process still ends as the sender asked.
+
+A signal's exception can be replaced on its way out: it is raised wherever Python next runs
+bytecode, which may be inside an extension that turns any error into its own (matplotlib's Agg
+renderer reports a ``KeyboardInterrupt`` raised while it converts a clip box as
+``ValueError: Invalid bounding box``). So the block records the signals it receives, and after
+the unwinding delivers the first again, whatever exception came out.
 """
 import contextlib
 import signal
@@ -15,30 +21,47 @@ class Terminated(SystemExit):
     """SIGTERM arrived while a file was being written; raised in the main thread."""
 
 
-def _raise_terminated(signum, frame):
-    raise Terminated(128 + signum)
-
-
 @contextlib.contextmanager
-def sigterm_unwinds():
-    """Turn SIGTERM into ``Terminated`` for the duration of the block, then re-deliver it.
+def signals_unwind():
+    """For the duration of the block, SIGTERM raises ``Terminated`` and SIGINT its usual exception;
+    a block ended by either is unwound, then the signal is delivered again to the previous handler.
 
-    Only the main thread can install signal handlers, and an ignored SIGTERM stays
-    ignored: in both cases the block runs unchanged. Nested blocks unwind innermost first.
+    Only the main thread can install signal handlers, and an ignored signal stays ignored (as
+    does SIGINT without a Python handler): then the block runs unchanged for that signal.
+    Nested blocks unwind innermost first.
     """
-    previous = signal.getsignal(signal.SIGTERM)
-    if threading.current_thread() is not threading.main_thread() or previous in (signal.SIG_IGN, None):
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.signal(signal.SIGTERM, _raise_terminated)
+    received = []
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+
+    def on_sigterm(signum, frame):
+        received.append(signum)
+        raise Terminated(128 + signum)
+
+    def on_sigint(signum, frame):
+        received.append(signum)
+        previous[signal.SIGINT](signum, frame)
+
+    handlers = {}
+    if previous[signal.SIGTERM] not in (signal.SIG_IGN, None):
+        handlers[signal.SIGTERM] = on_sigterm
+    if callable(previous[signal.SIGINT]):
+        handlers[signal.SIGINT] = on_sigint
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
     try:
         yield
-    except Terminated:
-        # The block has cleaned up. Hand the signal to whoever handled it before: the
-        # default action ends the process here; a Python handler that returns lets the
-        # exception carry on.
-        signal.signal(signal.SIGTERM, previous)
-        signal.raise_signal(signal.SIGTERM)
+    except BaseException:
+        # The block has cleaned up. Hand the signal to whoever handled it before: SIGTERM's default
+        # action ends the process here, SIGINT's handler raises KeyboardInterrupt in place of an
+        # exception that replaced it; a Python handler that returns lets the exception carry on.
+        for signum in handlers:
+            signal.signal(signum, previous[signum])
+        if received:
+            signal.raise_signal(received[0])
         raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum in handlers:
+            signal.signal(signum, previous[signum])
