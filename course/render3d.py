@@ -437,8 +437,7 @@ class _Shader:
             dist = _evaluate(self.lines, face, col, row)
             d = np.minimum(np.minimum(dist[..., 0], dist[..., 1]), dist[..., 2])
             half = self.half[face]
-            # the part of the sample's box, across the edge, that the line [-half, half] covers; only
-            # samples within half + r of an edge can be covered (elsewhere the factor would be exactly 1)
+            # the part of the sample's box, across the edge, that the line [-half, half] covers
             r = 0.5 * footprint
             cover = np.clip((np.minimum(half, d + r) - np.maximum(-half, d - r)) / footprint, 0.0, 1.0)
             rgb *= (1.0 - (1.0 - np.float32(LINE_SHADE)) * cover)[..., None]
