@@ -19,8 +19,9 @@ book: $(READY)  ## execute the chapters (cached) and build _build/html; FORCE=1 
 	$(BIN)/python scripts/build_book.py $(if $(FORCE),--force)
 
 TEST_WORKERS ?= auto
-test: $(READY)  ## library, utils, chapter, build and browser tests, on every core (TEST_WORKERS=1: serial)
+test: $(READY)  ## every test on every core (TEST_WORKERS=1: serial), then the round-off tests as another CPU computes
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(BIN)/python tests/other_cpu.py -m roundoff -q
 
 serve:  ## the built site on http://localhost:$(PORT)
 	$(BIN)/python -m http.server --directory _build/html $(PORT)

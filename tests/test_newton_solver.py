@@ -272,6 +272,7 @@ def noisy_pin_energy(size, seed=0):
     return pin_energy
 
 
+@pytest.mark.roundoff
 def test_line_search_takes_full_steps_on_a_cloth_held_by_stiff_pins():
     """What lets chapter 015 drape with the line search: every Newton step of the held sheet gains
     far more than the round-off of an energy whose pins are measured on the held coordinates, so
@@ -280,6 +281,7 @@ def test_line_search_takes_full_steps_on_a_cloth_held_by_stiff_pins():
     assert alphas.size > 30 and np.all(alphas == 1.0) and unconverged == 0
 
 
+@pytest.mark.roundoff
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_full_step_check_fails_when_the_pins_energy_is_noisy(seed):
     """The same sheet with 1e-4 J of noise in the pins' energy, far above the approximate Armijo
