@@ -1,0 +1,127 @@
+r"""Compiled per-particle materials: Kirchhoff stress and plastic projection (numba), unchecked.
+
+One particle at a time, the formulas of ``simkit.mpm.elasticity`` and ``simkit.mpm.plasticity``
+(the readable tiers the tests hold these to). A material is a kind code and a parameter vector
+``params`` (``simkit.mpm.materials`` builds them):
+
+- FLUID: ``(K,)``, :math:`\tau = K (J - 1) I`; the projection forgets shear, :math:`F \leftarrow J^{1/d} I`.
+- FIXED_COROTATED: ``(mu, lam)``.
+- NEO_HOOKEAN: ``(mu, lam)``.
+- SNOW: ``(mu0, lam0, theta_c, theta_s, hardening)``; fixed-corotated with hardened Lamé parameters.
+- SAND: ``(mu, lam, alpha)``; Hencky elasticity, Drucker–Prager projection.
+"""
+import numpy as np
+from numba import njit
+
+FLUID, FIXED_COROTATED, NEO_HOOKEAN, SNOW, SAND = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _svd_rotation_variant(F):
+    """F = U diag(s) V^T with U, V rotations (the smallest singular value takes det F's sign)."""
+    U, s, Vt = np.linalg.svd(F)
+    d = F.shape[0]
+    if np.linalg.det(U) < 0:
+        U[:, d - 1] *= -1.0
+        s[d - 1] *= -1.0
+    if np.linalg.det(Vt) < 0:
+        Vt[d - 1, :] *= -1.0
+        s[d - 1] *= -1.0
+    return U, s, Vt
+
+
+@njit(cache=True)
+def _fixed_corotated(F, mu, lam, tau):
+    """tau = 2 mu (F - R) F^T + lam (J - 1) J I, R = U V^T."""
+    d = F.shape[0]
+    U, s, Vt = _svd_rotation_variant(F)
+    R = U @ Vt
+    J = np.linalg.det(F)
+    tau[:, :] = 2.0 * mu * ((F - R) @ F.T)
+    for a in range(d):
+        tau[a, a] += lam * (J - 1.0) * J
+
+
+@njit(cache=True)
+def kirchhoff(kind, params, F, Jp, tau):
+    """One particle's Kirchhoff stress into tau (d, d); Jp is its plastic volume ratio (snow)."""
+    d = F.shape[0]
+    if kind == FLUID:
+        J = np.linalg.det(F)
+        tau[:, :] = 0.0
+        for a in range(d):
+            tau[a, a] = params[0] * (J - 1.0)
+    elif kind == FIXED_COROTATED:
+        _fixed_corotated(F, params[0], params[1], tau)
+    elif kind == NEO_HOOKEAN:
+        J = np.linalg.det(F)
+        tau[:, :] = params[0] * (F @ F.T)
+        for a in range(d):
+            tau[a, a] += -params[0] + params[1] * np.log(J)
+    elif kind == SNOW:
+        h = np.exp(params[4] * (1.0 - Jp))
+        _fixed_corotated(F, params[0] * h, params[1] * h, tau)
+    else:                                                               # SAND: Hencky
+        U, s, _ = np.linalg.svd(F)
+        tr = 0.0
+        for a in range(d):
+            tr += np.log(s[a])
+        t = np.empty(d)
+        for a in range(d):
+            t[a] = 2.0 * params[0] * np.log(s[a]) + params[1] * tr
+        tau[:, :] = (U * t) @ U.T
+
+
+@njit(cache=True)
+def project(kind, params, F, Jp):
+    """Return F's elastic part after the plastic projection (F itself if elastic) and the new Jp."""
+    d = F.shape[0]
+    if kind == FLUID:
+        G = np.zeros((d, d))
+        r = np.linalg.det(F) ** (1.0 / d)
+        for a in range(d):
+            G[a, a] = r
+        return G, Jp
+    if kind == SNOW:
+        U, s, Vt = np.linalg.svd(F)
+        ratio = 1.0
+        changed = False
+        for a in range(d):
+            c = min(max(s[a], 1.0 - params[2]), 1.0 + params[3])
+            if c != s[a]:
+                changed = True
+            ratio *= s[a] / c
+            s[a] = c
+        if not changed:
+            return F, Jp
+        return (U * s) @ Vt, Jp * ratio
+    if kind == SAND:
+        mu, lam, alpha = params[0], params[1], params[2]
+        U, s, Vt = np.linalg.svd(F)
+        eps = np.log(s)
+        tr = eps.sum()
+        dev = eps - tr / d
+        dev_norm = np.sqrt(np.sum(dev * dev))
+        if tr > 0:                                                      # tension: the cone's tip
+            return U @ Vt, Jp
+        dgamma = dev_norm + (d * lam + 2.0 * mu) / (2.0 * mu) * tr * alpha
+        if dgamma <= 0:
+            return F, Jp
+        H = tr / d + (1.0 - dgamma / dev_norm) * dev
+        return (U * np.exp(H)) @ Vt, Jp
+    return F, Jp
+
+
+@njit(cache=True)
+def stresses(kind, params, F, Jp, tau):
+    """Every particle's Kirchhoff stress: F (n, d, d), Jp (n,) into tau (n, d, d)."""
+    for p in range(F.shape[0]):
+        kirchhoff(kind, params, F[p], Jp[p], tau[p])
+
+
+@njit(cache=True)
+def projections(kind, params, F, Jp):
+    """Every particle's plastic projection, in place."""
+    for p in range(F.shape[0]):
+        G, Jp[p] = project(kind, params, F[p], Jp[p])
+        F[p] = G
