@@ -11,6 +11,7 @@ by numba and cached on disk in ``__pycache__`` after the first call.
 - Materials: the Kirchhoff stresses of ``simkit.mpm.elasticity``, the return maps of
   ``simkit.mpm.plasticity``, and the material records ``Fluid``, ``FixedCorotated``,
   ``NeoHookean``, ``Snow``, ``Sand`` (``simkit.mpm.materials``).
+- The loop: ``MPM`` (``simkit.mpm.simulation``), explicit MLS-MPM substeps with a CFL-limited step.
 """
 from .elasticity import (fixed_corotated_kirchhoff, fluid_energy, fluid_kirchhoff, hencky_energy, hencky_kirchhoff,
                          neo_hookean_kirchhoff)
@@ -18,6 +19,7 @@ from .grid import Box, Plane, Sphere, collide, coulomb_friction, grid_velocity, 
 from .materials import FixedCorotated, Fluid, NeoHookean, Sand, Snow
 from .plasticity import (drucker_prager_alpha, drucker_prager_return_map, drucker_prager_yield,
                          plane_strain_friction_angle, snow_hardening, snow_return_map)
+from .simulation import MPM
 from .transfers import g2p, grid_bounds, p2g
 from .weights import bspline, bspline_stencil, stencil_base
 
@@ -27,5 +29,5 @@ __all__ = [
     "fixed_corotated_kirchhoff", "neo_hookean_kirchhoff", "hencky_energy", "hencky_kirchhoff", "fluid_energy",
     "fluid_kirchhoff", "snow_return_map", "snow_hardening", "drucker_prager_alpha", "plane_strain_friction_angle",
     "drucker_prager_yield", "drucker_prager_return_map",
-    "Fluid", "FixedCorotated", "NeoHookean", "Snow", "Sand",
+    "Fluid", "FixedCorotated", "NeoHookean", "Snow", "Sand", "MPM",
 ]

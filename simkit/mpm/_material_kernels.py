@@ -4,7 +4,8 @@ One particle at a time, the formulas of ``simkit.mpm.elasticity`` and ``simkit.m
 (the readable tiers the tests hold these to). A material is a kind code and a parameter vector
 ``params`` (``simkit.mpm.materials`` builds them):
 
-- FLUID: ``(K,)``, :math:`\tau = K (J - 1) I`; the projection forgets shear, :math:`F \leftarrow J^{1/d} I`.
+- FLUID: ``(K,)``, :math:`\tau = K (J - 1) I`; the projection forgets shear, :math:`F \leftarrow J^{1/d} I`
+  (the stress depends on J alone; a fluid has no rest shape).
 - FIXED_COROTATED: ``(mu, lam)``.
 - NEO_HOOKEAN: ``(mu, lam)``.
 - SNOW: ``(mu0, lam0, theta_c, theta_s, hardening)``; fixed-corotated with hardened Lamé parameters.
@@ -17,14 +18,23 @@ FLUID, FIXED_COROTATED, NEO_HOOKEAN, SNOW, SAND = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
+def det(F):
+    """det F of a 2 x 2 or 3 x 3 matrix, written out (LAPACK's per-call cost is more than the arithmetic)."""
+    if F.shape[0] == 2:
+        return F[0, 0] * F[1, 1] - F[0, 1] * F[1, 0]
+    return (F[0, 0] * (F[1, 1] * F[2, 2] - F[1, 2] * F[2, 1]) - F[0, 1] * (F[1, 0] * F[2, 2] - F[1, 2] * F[2, 0])
+            + F[0, 2] * (F[1, 0] * F[2, 1] - F[1, 1] * F[2, 0]))
+
+
+@njit(cache=True)
 def _svd_rotation_variant(F):
     """F = U diag(s) V^T with U, V rotations (the smallest singular value takes det F's sign)."""
     U, s, Vt = np.linalg.svd(F)
     d = F.shape[0]
-    if np.linalg.det(U) < 0:
+    if det(U) < 0:
         U[:, d - 1] *= -1.0
         s[d - 1] *= -1.0
-    if np.linalg.det(Vt) < 0:
+    if det(Vt) < 0:
         Vt[d - 1, :] *= -1.0
         s[d - 1] *= -1.0
     return U, s, Vt
@@ -36,7 +46,7 @@ def _fixed_corotated(F, mu, lam, tau):
     d = F.shape[0]
     U, s, Vt = _svd_rotation_variant(F)
     R = U @ Vt
-    J = np.linalg.det(F)
+    J = det(F)
     tau[:, :] = 2.0 * mu * ((F - R) @ F.T)
     for a in range(d):
         tau[a, a] += lam * (J - 1.0) * J
@@ -47,14 +57,14 @@ def kirchhoff(kind, params, F, Jp, tau):
     """One particle's Kirchhoff stress into tau (d, d); Jp is its plastic volume ratio (snow)."""
     d = F.shape[0]
     if kind == FLUID:
-        J = np.linalg.det(F)
+        J = det(F)
         tau[:, :] = 0.0
         for a in range(d):
             tau[a, a] = params[0] * (J - 1.0)
     elif kind == FIXED_COROTATED:
         _fixed_corotated(F, params[0], params[1], tau)
     elif kind == NEO_HOOKEAN:
-        J = np.linalg.det(F)
+        J = det(F)
         tau[:, :] = params[0] * (F @ F.T)
         for a in range(d):
             tau[a, a] += -params[0] + params[1] * np.log(J)
@@ -74,14 +84,14 @@ def kirchhoff(kind, params, F, Jp, tau):
 
 @njit(cache=True)
 def project(kind, params, F, Jp):
-    """Return F's elastic part after the plastic projection (F itself if elastic) and the new Jp."""
+    """Replace F (d, d) by its elastic part after the plastic projection, in place; returns the new Jp."""
     d = F.shape[0]
     if kind == FLUID:
-        G = np.zeros((d, d))
-        r = np.linalg.det(F) ** (1.0 / d)
+        r = det(F) ** (1.0 / d)
+        F[:, :] = 0.0
         for a in range(d):
-            G[a, a] = r
-        return G, Jp
+            F[a, a] = r
+        return Jp
     if kind == SNOW:
         U, s, Vt = np.linalg.svd(F)
         ratio = 1.0
@@ -92,9 +102,10 @@ def project(kind, params, F, Jp):
                 changed = True
             ratio *= s[a] / c
             s[a] = c
-        if not changed:
-            return F, Jp
-        return (U * s) @ Vt, Jp * ratio
+        if changed:
+            F[:, :] = (U * s) @ Vt
+            return Jp * ratio
+        return Jp
     if kind == SAND:
         mu, lam, alpha = params[0], params[1], params[2]
         U, s, Vt = np.linalg.svd(F)
@@ -103,13 +114,12 @@ def project(kind, params, F, Jp):
         dev = eps - tr / d
         dev_norm = np.sqrt(np.sum(dev * dev))
         if tr > 0:                                                      # tension: the cone's tip
-            return U @ Vt, Jp
+            F[:, :] = U @ Vt
+            return Jp
         dgamma = dev_norm + (d * lam + 2.0 * mu) / (2.0 * mu) * tr * alpha
-        if dgamma <= 0:
-            return F, Jp
-        H = tr / d + (1.0 - dgamma / dev_norm) * dev
-        return (U * np.exp(H)) @ Vt, Jp
-    return F, Jp
+        if dgamma > 0:
+            F[:, :] = (U * np.exp(tr / d + (1.0 - dgamma / dev_norm) * dev)) @ Vt
+    return Jp
 
 
 @njit(cache=True)
@@ -123,5 +133,4 @@ def stresses(kind, params, F, Jp, tau):
 def projections(kind, params, F, Jp):
     """Every particle's plastic projection, in place."""
     for p in range(F.shape[0]):
-        G, Jp[p] = project(kind, params, F[p], Jp[p])
-        F[p] = G
+        Jp[p] = project(kind, params, F[p], Jp[p])
