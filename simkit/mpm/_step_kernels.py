@@ -20,6 +20,8 @@ from numba import njit
 from . import _kernels, _material_kernels as _mk
 
 STICKY, SLIP, SEPARATE = 0, 1, 2
+# the hot loops may reassociate sums and fuse multiply-adds (about 20 % faster); no flag assumes finite values
+FASTMATH = {"contract", "reassoc", "nsz", "arcp"}
 
 
 @njit(cache=True)
@@ -49,7 +51,7 @@ def affine_momentum(kind, params, dt, dx, m, vol, C, F, Jp, A):
         _particle_affine(kind, params, scale, m[p], vol[p], C[p], F[p], Jp[p], tau, A[p])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def grid_update(mass, momentum, dt, gravity, wall_node, wall_axis, wall_side, condition, velocity):
     """Node velocities from flat (N,) mass and (N, d) momentum into (N, d) velocity, then the walls: entry k
     is node ``wall_node[k]`` on the face normal to ``wall_axis[k]`` with outward sign ``wall_side[k]``
@@ -119,7 +121,7 @@ def advance(kind, params, dt, x, v, C, F, Jp):
     return np.sqrt(speed2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def p2g_stress_2d(kind, params, dt, x, v, m, vol, C, F, Jp, origin, dx, mass, momentum):
     """``affine_momentum`` and ``_kernels.p2g_2d`` in one pass over the particles (each read once);
     returns how many particles were skipped outside the grid."""
@@ -162,7 +164,7 @@ def p2g_stress_2d(kind, params, dt, x, v, m, vol, C, F, Jp, origin, dx, mass, mo
     return outside
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def g2p_advance_2d(kind, params, dt, x, velocity, origin, dx, v, C, F, Jp):
     """``_kernels.g2p_2d`` and ``advance`` in one pass over the particles; returns max |v_p|."""
     scale = 4.0 / (dx * dx)
