@@ -125,7 +125,7 @@ class MPM:
         return self.material.wave_speed(self.density)
 
     def max_dt(self):
-        """The CFL limit of the next substep: cfl dx / (c + max_p |v_p|)."""
+        r"""The CFL limit of the next substep: :math:`\text{cfl}\; dx / (c + \max_p \lVert v_p \rVert)`."""
         return self.cfl * self.dx / (self.wave_speed() + self._speed)
 
     def substep(self, dt):

@@ -145,3 +145,11 @@ def test_the_fused_2d_substep_equals_the_unfused_pieces(material):
     for name, ours, theirs in (("x", sim.x, x), ("v", sim.v, v), ("C", sim.C, C), ("F", sim.F, F), ("Jp", sim.Jp, Jp)):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12, err_msg=name)
     assert np.abs(velocity).max() > 0 and (velocity[:12] == 0).any()                    # the walls acted
+
+
+def test_import_simkit_leaves_numba_and_simkit_mpm_out():
+    import subprocess
+    import sys
+    code = "import sys, simkit; print('numba' in sys.modules, 'simkit.mpm' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
