@@ -8,7 +8,7 @@ B-splines), with :math:`\tau_p` the Kirchhoff stress of the particle's material:
     m_i = \sum_p w_{ip} m_p, \qquad
     (m v)_i = \sum_p w_{ip} \Big(m_p v_p + \big(m_p C_p - dt\, V_p \tfrac{4}{dx^2} \tau_p\big)(x_i - x_p)\Big)
 
-    v_i = (m v)_i / m_i + dt\, g \quad \text{then walls and colliders (``simkit.mpm.grid``)}
+    v_i = (m v)_i / m_i + dt\, g \quad \text{then walls and colliders}
 
     v_p = \sum_i w_{ip} v_i, \quad C_p = \tfrac{4}{dx^2} \sum_i w_{ip} v_i (x_i - x_p)^\top, \quad
     x_p \mathrel{+}= dt\, v_p, \quad F_p \leftarrow (I + dt\, C_p) F_p
