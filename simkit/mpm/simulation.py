@@ -140,7 +140,10 @@ class MPM:
         return self.material.wave_speed(self.density)
 
     def max_dt(self):
-        r"""The CFL limit of the next substep: :math:`\text{cfl}\; dx / (c + \max_p \lVert v_p \rVert)`."""
+        r"""The CFL limit of the next substep: :math:`\text{cfl}\; dx / (c + \max_p \lVert v_p \rVert)`.
+
+        The speed is the one the last substep computed (the initial one before any), so velocities
+        assigned to ``v`` in between count from the substep after next."""
         return self.cfl * self.dx / (self.wave_speed() + self._speed)
 
     def substep(self, dt):
