@@ -41,8 +41,9 @@ CUBATURE_OWN_TOL = 0.02         # relative trajectory difference of the fitted c
 EXERCISE3_GROWTH = 3.0          # "several times over": half the cubature elements, the cubature's own error
 STIFFNESS_TOL = 0.25            # the fitted cubature's rest stiffness within 25 % of the exact one
 RIGIDITY_TOL = 1e-4             # max |A A^T - I| of the affine bodies
+PHONE_COLUMN = 38               # characters of printed output a 390 px page shows without scrolling
 # every dynamic run: results/019_reduced/<scene>.npz, with its dimension and frame count
-SCENES = {"beam_full": (2, 61), "beam_modal": (2, 61), "spin_linear_modes": (3, 61), "spin_skinning": (3, 61),
+SCENES = {"beam_full": (2, 61), "beam_modal": (2, 61), "spin_linear": (3, 61), "spin_skinning": (3, 61),
           "spin_full": (3, 61), "bar_full": (3, 16), "bar_reduced": (3, 16), "affine_blocks": (3, BLOCK_STEPS + 1)}
 NUM = r"([-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
 
@@ -574,6 +575,13 @@ def test_exercise_answers(printed):
     # the discussion: the own error grows several times over, from a fraction of a percent to a few percent,
     # and stays below the subspace's error
     assert whole < 1.0 < half < subspace and half > EXERCISE3_GROWTH * whole
+
+
+def test_printed_lines_fit_a_phone(printed):
+    """Issue 39: at 390 px the output column holds 38 characters of its 14 px monospace font (326 px of 8.43 px
+    each, measured in Chromium), so no printed number needs a sideways swipe."""
+    lines = printed.splitlines()
+    assert max(len(text) for text in lines) <= PHONE_COLUMN, max(lines, key=len)
 
 
 def test_chapter_is_listed_and_cites_its_references():
