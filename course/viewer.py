@@ -46,7 +46,7 @@ def plotly_js_name():
 
 
 def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", script_src=None, height=480,
-                     fps=15, color=CLOTH_FRONT, title=None):
+                     fps=15, color=CLOTH_FRONT, title=None, face_colors=None):
     """An interactive 3D view of a precomputed mesh trajectory: orbit, zoom, a time slider and play.
 
     Built with plotly (a ``Mesh3d`` flat-shaded by face normal, one animation frame per
@@ -77,6 +77,8 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
         Playback rate of the play button.
     color : colour, default CLOTH_FRONT
     title : str, optional
+    face_colors : (f,) sequence of colours, optional
+        One colour per triangle, in place of ``color``: to tell apart the bodies of one mesh.
 
     Returns
     -------
@@ -98,6 +100,10 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
     fps = checks.positive_scalar(fps, "fps")
     script_src = f"../_static/{PLOTLY_STATIC}/{plotly_js_name()}" if script_src is None else str(script_src)
     rgb = _rgb(color, "color")
+    if face_colors is not None:
+        if len(face_colors) != len(F):
+            raise ValueError(f"face_colors: expected one colour per triangle ({len(F)}), got {len(face_colors)}")
+        face_hex = [mcolors.to_hex(_rgb(c, "face_colors")) for c in face_colors]
     lo, hi = P.reshape(-1, 3).min(axis=0), P.reshape(-1, 3).max(axis=0)
     margin = 0.04 * float((hi - lo).max())
     lo, hi = lo - margin, hi + margin
@@ -107,7 +113,8 @@ def mesh_viewer_html(states, F, t, pins=None, view=None, div_id="mesh-view", scr
         return go.Mesh3d(x=X[:, 0], y=X[:, 1], z=X[:, 2])
 
     mesh = go.Mesh3d(x=P[0, :, 0], y=P[0, :, 1], z=P[0, :, 2], i=F[:, 0], j=F[:, 1], k=F[:, 2],
-                     color=mcolors.to_hex(rgb), flatshading=True, hoverinfo="skip",
+                     **(dict(facecolor=face_hex) if face_colors is not None else dict(color=mcolors.to_hex(rgb))),
+                     flatshading=True, hoverinfo="skip",
                      lighting=dict(ambient=0.6, diffuse=0.5, specular=0.05, roughness=0.9, fresnel=0.0),
                      lightposition=dict(x=0, y=1e5, z=0))
     data = [mesh]

@@ -52,3 +52,13 @@ def point_over_face(height=2e-3, where=(0.3, 0.2)):
     X = np.array([p, a, b, c, p + 0.05 * (n + [1.0, 0.0, 0.0]), p + 0.05 * (n + [0.0, 0.0, 1.0])])
     F = np.array([[1, 2, 3], [0, 4, 5]])
     return X, F, simkit.edges(F)
+
+
+def parallel_rods(gap=1e-3, shift=0.3, n=3, tilt=0.0):
+    """Two rods of n - 1 edges along x (no faces), 1 m long: B `gap` above A and `shift` further along x, turned
+    by `tilt` (rad) about y. Returns (X, E): A's nodes first."""
+    s = np.linspace(0.0, 1.0, n)
+    A = np.column_stack([s, np.zeros(n), np.zeros(n)])
+    B = np.column_stack([shift + s * np.cos(tilt), np.full(n, gap), s * np.sin(tilt)])
+    E = np.column_stack([np.arange(n - 1), np.arange(1, n)])
+    return np.vstack([A, B]), np.vstack([E, E + n])

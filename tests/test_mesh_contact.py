@@ -1,15 +1,20 @@
-"""MeshContact: derivatives against central differences, the Gauss-Newton Hessian, weights, caching, 2D, errors."""
+"""MeshContact: derivatives against central differences, the Gauss-Newton Hessian, weights, parallel rods, caching,
+2D, errors."""
 import numpy as np
 import pytest
 import scipy.sparse as sps
+from scipy.optimize import brentq
 
 import simkit
 from simkit import contact
 from simkit import energies as en
+from simkit.contact import collisions as collision_sets
+from simkit.integrators import simulate
+from simkit.terms import Held, SpringBody, Sum
 from simkit.terms.mesh_contact import MeshContact
 
 import segment_contact_reference as reference
-from mesh_contact_scenes import D_HAT, crossing_rods, folded_sheet, point_over_face, two_sheets
+from mesh_contact_scenes import D_HAT, crossing_rods, folded_sheet, parallel_rods, point_over_face, two_sheets
 
 FD_STEP = 1e-8          # positions are ~1e-2, distances ~1e-3
 GRAD_TOL = 1e-6
@@ -139,6 +144,95 @@ def test_near_parallel_edges_are_mollified():
     assert 0.0 < m < 1.0
     np.testing.assert_allclose(term.energy(X.reshape(-1, 1)),
                                KAPPA * m * en.ipc_barrier_energy(np.array([d]), D_HAT).item(), rtol=EXACT)
+
+
+def without_rod_points(monkeypatch):
+    """The bug the rods' point-edge pairs guard against: edge pairs only, as for a surface."""
+    monkeypatch.setattr(collision_sets, "_rod_point_edge", lambda mesh, edge_edge: np.zeros((0, 3), dtype=np.int64))
+
+
+def test_parallel_rods_keep_their_barrier_through_their_end_points(monkeypatch):
+    """Exactly parallel rods: the mollifier is 0 on every edge pair, and each end point over the other rod's
+    interior (B's 0.3 and 0.8 over A, A's 0.5 and 1.0 over B) is a point-edge pair at the gap, of its own weight."""
+    gap = 1e-3
+    X, E = parallel_rods(gap=gap, shift=0.3, n=3)
+    w = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    term = MeshContact(X, D_HAT, KAPPA, edges=E, weight=w)
+    x = X.reshape(-1, 1)
+    collisions = term.collisions(x)
+    assert {g.name for g in collisions.groups} == {"point-edge", "edge-edge (mollified)"}
+    over = [1, 2, 3, 4]                                             # A's 0.5, 1.0 and B's 0.3, 0.8
+    np.testing.assert_array_equal(np.sort(collisions.group("point-edge").nodes[:, 0]), over)
+    b = en.ipc_barrier_energy(np.array([gap]), D_HAT).item()
+    np.testing.assert_allclose(term.energy(x), KAPPA * w[over].sum() * b, rtol=EXACT)
+    push = -KAPPA * en.ipc_barrier_gradient(np.array([gap]), D_HAT).item()    # per unit weight, > 0
+    force = -term.gradient(x).reshape(-1, 3)
+    np.testing.assert_allclose(force[3:, 1].sum(), push * w[over].sum(), rtol=1e-10)   # B pushed up ...
+    np.testing.assert_allclose(force[:3, 1].sum(), -push * w[over].sum(), rtol=1e-10)  # ... and A down
+    with monkeypatch.context() as patch:
+        without_rod_points(patch)
+        bare = MeshContact(X, D_HAT, KAPPA, edges=E, weight=w)
+        assert bare.energy(x) == 0.0 and not bare.gradient(x).any()    # the mollified edge pairs alone fade to 0
+
+
+def test_rod_pairs_come_only_from_free_edges_and_listed_points():
+    X, E = parallel_rods(gap=1e-3, shift=0.3, n=3)
+    listed = MeshContact(X, D_HAT, KAPPA, edges=E, points=[0, 1, 2])       # B's vertices do not touch as points
+    np.testing.assert_array_equal(np.sort(listed.collisions(X.reshape(-1, 1)).group("point-edge").nodes[:, 0]), [1, 2])
+    fixed = MeshContact(X, D_HAT, KAPPA, edges=E, fixed=np.arange(6))     # nothing moves: no pair at all
+    assert len(fixed.collisions(X.reshape(-1, 1))) == 0
+    # a sheet's edges are on faces: its collision set is the plain IPC one (compared with ipctk in its oracle test)
+    Xs, F, Es = two_sheets(m=3)
+    assert not MeshContact(Xs, D_HAT, KAPPA, edges=Es, faces=F).mesh.free_edges.any()
+
+
+def test_nearly_parallel_rods_gradient_and_exact_hessian_match_central_differences():
+    X, E = parallel_rods(gap=1.2e-3, shift=0.3, n=3, tilt=2e-3)
+    X = X + 1e-5 * np.random.default_rng(5).standard_normal(X.shape)
+    w = np.random.default_rng(6).uniform(0.5, 2.0, len(X))
+    term = MeshContact(X, D_HAT, KAPPA, edges=E, weight=w, psd=False)
+    x = X.reshape(-1)
+    assert {g.name for g in term.collisions(x).groups} == {"point-edge", "edge-edge (mollified)"}
+    g = term.gradient(x)[:, 0]
+    np.testing.assert_allclose(g, central_gradient(term.energy, x), rtol=GRAD_TOL, atol=GRAD_TOL * np.abs(g).max())
+    H = term.hessian(x).toarray()
+    fd = central_gradient(lambda y: term.gradient(y)[:, 0], x)
+    np.testing.assert_allclose(H, fd, rtol=HESS_TOL, atol=HESS_TOL * np.abs(H).max())
+
+
+def rod_on_a_parallel_rod(kappa=1000.0, gravity=9.8, rho=1.5, steps=6):
+    """A 0.6 m rod (one edge, a stiff spring) lying on a fixed 1 m rod, parallel and centred over it, settled by
+    long backward Euler steps from rest: (its nodes' heights above the support, unconverged steps, its end mass).
+    The rod is held in its vertical plane (z): balanced on a single rod it would roll off sideways."""
+    X = np.array([[0.2, 2e-3, 0.0], [0.8, 2e-3, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    E = np.array([[0, 1], [2, 3]])
+    body = SpringBody(X, E[:1], ym=1e5, rho=rho, a=-gravity)
+    weight = np.where(body.mass > 0, body.mass, body.mass.max())
+    barrier = MeshContact(X, D_HAT, kappa, edges=E, weight=weight, fixed=[2, 3], psd="project")
+    held = Held(Sum(body, barrier), X, [2, 5, *range(6, 12)])
+    M = held.project(sps.diags(np.repeat(body.mass, 3)).tocsc())
+    run = simulate(held, M, X.reshape(-1, 1)[held.free], 1.0, steps, tolerance=1e-10, max_iter=40,
+                   step_norm=lambda dx: np.abs(dx).max())
+    return run.states[-1].reshape(-1, 3)[:2, 1], run.unconverged, body.mass[0]
+
+
+def test_a_rod_rests_on_a_parallel_rod_at_the_gap_its_end_points_hold(monkeypatch):
+    """Each end of the rod is a point over the support's interior carrying its own weight, w g = -kappa w b'(d):
+    the rest gap solves -b'(d) = g / kappa. Without the rods' point-edge pairs the rod sinks onto the support."""
+    kappa, gravity = 1000.0, 9.8
+    closed = brentq(lambda d: -en.ipc_barrier_gradient(np.array([d]), D_HAT).item() - gravity / kappa,
+                    1e-12 * D_HAT, D_HAT * (1 - 1e-12), xtol=1e-16, rtol=1e-15)
+    heights, unconverged, _ = rod_on_a_parallel_rod(kappa, gravity)
+    assert unconverged == 0
+    np.testing.assert_allclose(heights, closed, rtol=1e-6)
+    with monkeypatch.context() as patch:
+        without_rod_points(patch)
+        try:                                  # the CCD alone stops it, within round-off of touching, or fails to
+            heights, unconverged, _ = rod_on_a_parallel_rod(kappa, gravity)
+            sank = unconverged > 0 or np.abs(heights / closed - 1).max() > 1e-2
+        except ValueError as error:
+            sank = "touch at the start of the step" in str(error)
+    assert sank
 
 
 def test_the_reduction_merges_equal_stencils_and_keeps_the_original_sum():

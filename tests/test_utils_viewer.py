@@ -52,6 +52,16 @@ def test_mesh_viewer_html_holds_every_frame_as_float32(sheet):
     assert again == html                                            # reproducible output
 
 
+def test_mesh_viewer_html_colours_each_triangle_when_asked(sheet):
+    V, F = sheet
+    colours = ["#ff0000"] * 6 + ["0.5"] * (len(F) - 6)
+    figure = utils.mesh_viewer_html(V[None], F, [0.0], face_colors=colours).figure
+    mesh = figure["data"][0]
+    assert mesh["facecolor"] == ["#ff0000"] * 6 + ["#808080"] * (len(F) - 6) and "color" not in mesh
+    plain = utils.mesh_viewer_html(V[None], F, [0.0]).figure["data"][0]
+    assert "facecolor" not in plain and plain["color"].startswith("#")
+
+
 def test_mesh_viewer_html_default_src_is_the_vendored_bundle(sheet):
     V, F = sheet
     html = utils.mesh_viewer_html(V[None], F, [0.0]).html
@@ -73,6 +83,8 @@ def test_the_vendored_bundle_is_the_plotly_js_the_wheel_writes_figures_for():
     (dict(div_id="1 bad"), "^div_id: expected an HTML id"),
     (dict(pins=[100]), r"^pins: expected indices in \[0, 12\)"),
     (dict(fps=0), "^fps: expected a finite value > 0"),
+    (dict(face_colors=["red"] * 5), r"^face_colors: expected one colour per triangle \(12\), got 5"),
+    (dict(face_colors=["red"] * 11 + ["not a colour"]), "^face_colors: expected a matplotlib colour"),
 ])
 def test_mesh_viewer_html_rejects_bad_input(sheet, bad, match):
     V, F = sheet

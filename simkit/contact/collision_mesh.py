@@ -116,6 +116,14 @@ def _check_faces(X, faces, E):
     return F
 
 
+def _free_edges(E, F, n):
+    """(m,) bool: which edges of E (m, 2) are an edge of no face of F (f, 3)."""
+    m = max(n, 1)
+    listed = np.sort(E, axis=1)
+    face_edges = np.sort(F[:, [[0, 1], [1, 2], [2, 0]]].reshape(-1, 2), axis=1)
+    return ~np.isin(listed[:, 0] * m + listed[:, 1], face_edges[:, 0] * m + face_edges[:, 1])
+
+
 class CollisionMesh:
     r"""The contact primitives of a mesh and the pairs of them that may touch, checked once.
 
@@ -150,6 +158,11 @@ class CollisionMesh:
         As given (faces (0, 3) when absent).
     rest_length2 : (m,) float array
         Squared rest length of each edge (the edge-edge mollifier's scale).
+    free_edges : (m,) bool array
+        The edges on no face (3D rods; all False in 2D). Their end points also meet the other free
+        edges of their edge pairs as points (``simkit.contact.build_collisions``).
+    is_point : (n,) bool array
+        Whether each vertex is one of ``points``.
     fixed : (n,) bool array
     """
 
@@ -163,6 +176,10 @@ class CollisionMesh:
         self.points = (np.unique(np.concatenate([self.edges.reshape(-1), self.faces.reshape(-1)])) if points is None
                        else _points(points, self.n))
         self.fixed = _fixed_mask(fixed, self.n)
+        self.free_edges = _free_edges(self.edges, self.faces, self.n) if self.dim == 3 else np.zeros(len(self.edges),
+                                                                                                     dtype=bool)
+        self.is_point = np.zeros(self.n, dtype=bool)
+        self.is_point[self.points] = True
         self.bodies = None if bodies is None else _labels(bodies, self.n)
         if self.bodies is not None:
             for name, T in (("edges", self.edges), ("faces", self.faces)):

@@ -3,7 +3,12 @@ r"""The collision set of one iterate: every pair of primitives closer than d_hat
 The original IPC energy (Li et al. 2020) sums a barrier over every point-triangle and every
 edge-edge pair of a 3D mesh (every point-segment pair in 2D) closer than ``d_hat``::
 
-    E = kappa ( sum_(p, t) w_p b(d_pt) + sum_(e, e') w_ee' m_ee' b(d_ee') )
+    E = kappa ( sum_(p, t) w_p b(d_pt) + sum_(e, e') w_ee' m_ee' b(d_ee') + sum_(p, e) w_p b(d_pe) )
+
+The last sum is for rods, the free edges (on no face): each end point p of a free edge a against
+every free edge e that shares no vertex with a. The mollifier m fades an edge pair out as the edges turn
+parallel; on a surface the point-triangle pairs hold the contact there, but two parallel rods
+have no faces, and their end points' point-edge pairs are what keeps them apart.
 
 Many of those pairs measure the same distance: a point whose closest point on a triangle is
 the triangle's vertex v measures ``|p - v|``, exactly like every other triangle around v and
@@ -17,7 +22,8 @@ group                  nodes   from
 point-point            2       vertex regions of point-triangle / point-segment pairs;
                                end point pairs of edge-edge pairs
 point-edge             3       edge regions of point-triangle pairs; an end point against
-                               the other edge's interior (edge-edge); 2D interiors
+                               the other edge's interior (edge-edge); a rod's end point over
+                               another rod's interior; 2D interiors
 point-triangle         4       face regions
 edge-edge              4       both interiors
 edge-edge (mollified)  4       edge pairs closer to parallel than the mollifier's threshold,
@@ -28,7 +34,7 @@ The energy, its derivatives and the friction frame are unchanged by the reductio
 distance of a region does not depend on the stencil's other vertices), and a point-point
 stencil's 6x6 block replaces up to dozens of 12x12 ones.
 
-Weights: a point-triangle (point-segment) pair weighs ``w_p``, its point's weight; an edge-edge
+Weights: a point-triangle (point-segment, rod point-edge) pair weighs ``w_p``, its point's weight; an edge-edge
 pair the mean of its four end points' weights, ``w_ee' = (w_a0 + w_a1 + w_b0 + w_b1) / 4``.
 Mollifier: ``m = edge_edge_mollifier(a0, a1, b0, b1, eps_x)`` with
 ``eps_x = 1e-3 |a1 - a0|^2 |b1 - b0|^2`` of the rest edges; a pair is mollified when
@@ -181,6 +187,27 @@ def _point_edge_group(X, nodes, weight):
     return _group("point-edge", X, nodes, closest.weights, closest.distance, weight)
 
 
+def _rod_point_edge(mesh, edge_edge):
+    """Stencils (k, 3) (p, a, b), each once: every end point p of a free edge in a candidate pair (edge_edge (l, 2))
+    against the pair's other edge (a, b), when both edges are free, p is one of the mesh's points and not every
+    vertex is fixed.
+
+    A point's distance to an edge is at least its edge's, so every pair of a rod's end point and another rod's
+    edge closer than d_hat comes from an edge pair closer than d_hat (but for edges that share a vertex, which
+    form no pair).
+    """
+    free = mesh.free_edges
+    pairs = edge_edge[free[edge_edge[:, 0]] & free[edge_edge[:, 1]]]
+    E = mesh.edges
+    A, B = E[pairs[:, 0]], E[pairs[:, 1]]
+    p = np.concatenate([A[:, 0], A[:, 1], B[:, 0], B[:, 1]])
+    target = np.concatenate([pairs[:, 1], pairs[:, 1], pairs[:, 0], pairs[:, 0]])
+    keep = mesh.is_point[p] & ~(mesh.fixed[p] & mesh.fixed[E[target]].all(axis=1))
+    m = max(len(E), 1)
+    key = np.unique(p[keep] * m + target[keep])
+    return np.column_stack([key // m, E[key % m]])
+
+
 def build_collisions(mesh, X, d_hat, weight):
     r"""The collision set of positions X: every candidate pair of `mesh` closer than d_hat, reduced and merged.
 
@@ -247,6 +274,13 @@ def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):
     d2, parallel = segment_distance2(X, ee_nodes)
     near = (d2 < d_hat * d_hat * CULL_SLACK) | parallel
     edge_edge, ee_nodes = edge_edge[near], ee_nodes[near]
+
+    # rods: the end points of free edges against the free edges they pair with
+    rod_nodes = _rod_point_edge(mesh, edge_edge)
+    rod = _point_edge(X[rod_nodes], 0)
+    _require_apart(rod, rod_nodes, "vertex and rod edge (p, a, b)")
+    on = rod.distance < d_hat
+    rod_nodes, rod_kind, rod_w = rod_nodes[on], rod.kind[on], weight[rod_nodes[on, 0]]
     ee_X = X[ee_nodes]
     ee = _edge_edge(ee_X, 0)
     _require_apart(ee, ee_nodes, "edges (a0, a1, b0, b1)")
@@ -270,6 +304,12 @@ def _build_3d(mesh, X, d_hat, weight, point_face, edge_edge):
     pe.append(np.take_along_axis(ee_nodes[edge], _EE_EDGE[ee_kind[edge] - 4], axis=1))
     vv_w.append(ee_w[vertex])
     pe_w.append(ee_w[edge])
+    # rod point-edge pairs by region: an end point of the edge, its interior
+    end, inside = rod_kind <= 1, rod_kind == 2
+    vv.append(np.column_stack([rod_nodes[end, 0], np.where(rod_kind[end] == 0, rod_nodes[end, 1], rod_nodes[end, 2])]))
+    pe.append(rod_nodes[inside])
+    vv_w.append(rod_w[end])
+    pe_w.append(rod_w[inside])
     return Collisions([
         _point_point_group(X, np.concatenate(vv), np.concatenate(vv_w)),
         _point_edge_group(X, np.concatenate(pe), np.concatenate(pe_w)),

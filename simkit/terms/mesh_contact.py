@@ -19,13 +19,16 @@ from .base import Term
 class MeshContact(Term):
     r"""Barrier contact of a mesh's triangles and edges with each other (3D), or of boundary segments (2D).
 
-    :math:`E(x) = \kappa \big(\sum_{(p, t)} w_p\, b(d_{pt}) + \sum_{(e, e')} \bar w_{ee'}\, m_{ee'}\, b(d_{ee'})\big)`, :math:`b` = ``ipc_barrier_energy``, 2D: point-segment pairs
+    :math:`E(x) = \kappa \big(\sum_{(p, t)} w_p\, b(d_{pt}) + \sum_{(e, e')} \bar w_{ee'}\, m_{ee'}\, b(d_{ee'}) + \sum_{(p, e)} w_p\, b(d_{pe})\big)`, :math:`b` = ``ipc_barrier_energy``, 2D: point-segment pairs
 
     The sums run over every point-triangle and edge-edge pair (3D) or point-segment pair (2D)
     whose primitives share no vertex (and, with ``bodies``, lie in different bodies) and are
     closer than ``d_hat``: Li et al. 2020's original IPC energy. ``m`` is the edge-edge
     mollifier (``simkit.contact.edge_edge_mollifier``) with ``eps_x = 1e-3 |a1 - a0|^2
-    |b1 - b0|^2`` of the rest edges, 1 unless the edges are close to parallel.
+    |b1 - b0|^2`` of the rest edges, 1 unless the edges are close to parallel. The last sum is
+    for rods (3D edges on no face): each end point p of a rod edge against every rod edge e that
+    shares no vertex with p's edge. It keeps parallel rods apart, where the mollifier fades their
+    edge pair out and no triangle is there to take over.
 
     Parameters
     ----------
