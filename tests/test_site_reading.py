@@ -181,3 +181,23 @@ def test_wide_equations_show_that_they_scroll(loaded, chapter):
         # two covers that move with the content and two shadows that stay at the edges
         assert m["background"].count("gradient(") == 4, f"{chapter}: {m['tex']!r} gives no hint"
         assert m["attachment"].replace(" ", "") == "local,local,scroll,scroll", m
+
+
+# ---------------------------------------------------------------------------------------
+# notation and glossary
+# ---------------------------------------------------------------------------------------
+
+GLOSSARY = ["APIC", "CCD", "GaussNewton", "Held", "IPC", "projected-Newton", "PSD", "term"]
+SYMBOLS = ["x", "X", "M", "h", "\\psi", "F", "P", "\\kappa", "\\hat d", "b", "m", "B", "z"]
+
+
+def test_notation_page_defines_the_symbols_and_terms_and_every_chapter_links_it(site_dir):
+    page = (site_dir / "book" / "notation.html").read_text()
+    for term in GLOSSARY:
+        assert f'id="term-{term}"' in page, f"glossary entry {term} missing"
+    first_cells = [re.sub(r"<[^>]+>", "", row.split("</td>")[0]).strip()
+                   for row in re.findall(r"<tr[^>]*>\s*<td[^>]*>(.*?)</tr>", page, re.S)]
+    for symbol in SYMBOLS:
+        assert any(symbol in cell for cell in first_cells), f"symbol {symbol} has no row"
+    for name in ["intro", "start_here", *CHAPTERS]:
+        assert 'href="notation.html"' in (site_dir / "book" / f"{name}.html").read_text(), name

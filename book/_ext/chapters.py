@@ -194,9 +194,12 @@ def run_note(notebook):
     note += nodes.literal_block(RUN_COMMANDS, RUN_COMMANDS, language="bash")
     start_here = addnodes.pending_xref("", nodes.inline("", "Start here"), refdomain="std", reftype="doc",
                                        reftarget="/book/start_here", refexplicit=True, refwarn=True)
+    notation = addnodes.pending_xref("", nodes.inline("", "Notation and glossary"), refdomain="std",
+                                     reftype="doc", reftarget="/book/notation", refexplicit=True, refwarn=True)
     note += nodes.paragraph("", "", nodes.Text("and open "), literal(notebook), nodes.Text(
         " in the book folder it shows; a downloaded copy saved there runs too. "), start_here,
-        nodes.Text(" lists the chapters this one builds on."))
+        nodes.Text(" lists the chapters this one builds on, and "), notation,
+        nodes.Text(" defines its symbols and terms."))
     return note
 
 
@@ -218,4 +221,4 @@ def setup(app):
     app.connect("env-updated", pages_with_times)
     app.connect("doctree-read", add_run_note)
     # a new env_version makes Sphinx read every page again, so a changed note reaches every chapter
-    return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
