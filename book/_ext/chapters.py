@@ -24,9 +24,7 @@ from sphinx.util.docutils import SphinxDirective
 
 RUN_NOTE_CLASS = "course-run-note"
 
-RUN_COMMANDS = """\
-cd simkit-course     # the folder of your copy of the course repository
-make lab             # once: installs the course's environment into .venv; then opens Jupyter Lab"""
+RUN_COMMANDS = "cd simkit-course\nmake lab"      # your copy of the course repository; then Jupyter Lab
 
 
 def toc_files(app):
@@ -182,24 +180,25 @@ def literal(text):
     return nodes.literal(text, text)
 
 
+def doc_link(docname, text):
+    """A link to the page `docname` (from the site root), resolved when the page is written."""
+    return addnodes.pending_xref("", nodes.inline("", text), refdomain="std", reftype="doc",
+                                 reftarget="/" + docname, refexplicit=True, refwarn=True)
+
+
 def run_note(notebook):
     """The note on running the downloaded notebook `notebook` (a file name), as docutils nodes."""
     note = nodes.admonition(classes=["note", RUN_NOTE_CLASS])
     note += nodes.title("", "Running this notebook")
-    note += nodes.paragraph("", "", nodes.Text(
-        "The notebook of this page (download button, top right) imports "), literal("simkit"),
-        nodes.Text(" and "), literal("utils"), nodes.Text(
-        ", which come with the course repository: on its own it stops at its first cell. "
-        "In a copy of the course repository (cloned or unpacked), run"))
+    note += nodes.paragraph("", "", nodes.Text("The notebook of this page (download button, top right) imports "),
+                            literal("simkit"), nodes.Text(" and "), literal("utils"),
+                            nodes.Text(", which come with the course repository. In your copy of it, run"))
     note += nodes.literal_block(RUN_COMMANDS, RUN_COMMANDS, language="bash")
-    start_here = addnodes.pending_xref("", nodes.inline("", "Start here"), refdomain="std", reftype="doc",
-                                       reftarget="/book/start_here", refexplicit=True, refwarn=True)
-    notation = addnodes.pending_xref("", nodes.inline("", "Notation and glossary"), refdomain="std",
-                                     reftype="doc", reftarget="/book/notation", refexplicit=True, refwarn=True)
-    note += nodes.paragraph("", "", nodes.Text("and open "), literal(notebook), nodes.Text(
-        " in the book folder it shows; a downloaded copy saved there runs too. "), start_here,
-        nodes.Text(" lists the chapters this one builds on, and "), notation,
-        nodes.Text(" defines its symbols and terms."))
+    note += nodes.paragraph("", "", nodes.Text("and open "), literal(notebook), nodes.Text(" in "), literal("book/"),
+        nodes.Text(". The first "), literal("make lab"), nodes.Text(" installs the course's environment into "),
+        literal(".venv"), nodes.Text(". "),
+        doc_link("book/start_here", "Start here"), nodes.Text(" lists the chapters this one builds on; "),
+        doc_link("book/notation", "Notation and glossary"), nodes.Text(" defines its symbols."))
     return note
 
 
@@ -221,4 +220,4 @@ def setup(app):
     app.connect("env-updated", pages_with_times)
     app.connect("doctree-read", add_run_note)
     # a new env_version makes Sphinx read every page again, so a changed note reaches every chapter
-    return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"env_version": 3, "parallel_read_safe": True, "parallel_write_safe": True}
