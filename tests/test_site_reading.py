@@ -201,3 +201,31 @@ def test_notation_page_defines_the_symbols_and_terms_and_every_chapter_links_it(
         assert any(symbol in cell for cell in first_cells), f"symbol {symbol} has no row"
     for name in ["intro", "start_here", *CHAPTERS]:
         assert 'href="notation.html"' in (site_dir / "book" / f"{name}.html").read_text(), name
+
+
+# ---------------------------------------------------------------------------------------
+# search: a chapter ranks above the API entries that merely contain the concept it teaches
+# ---------------------------------------------------------------------------------------
+
+def search_results(loaded, query):
+    """Document names of the site search's results for `query`, best first."""
+    page, _ = loaded(f"search.html?q={query}")
+    page.wait_for_function("document.querySelector('#search-results p.search-summary') !== null"
+                           " && !document.querySelector('#search-progress')?.textContent.trim()", timeout=20000)
+    return page.evaluate("[...document.querySelectorAll('#search-results ul.search li > a')]"
+                         ".map(a => new URL(a.href).pathname.replace(/^.*?\\/html\\//, '').replace(/\\.html$/, ''))")
+
+
+@pytest.mark.parametrize("query, chapter", [("mollifier", "018_contact_3d"), ("barrier", "017_contact"),
+                                            ("cubature", "019_reduced"), ("hinge", "014_bending_stiffness")])
+def test_search_ranks_the_chapters_that_teach_a_concept_first(loaded, query, chapter):
+    results = search_results(loaded, query)
+    api = [i for i, r in enumerate(results) if r.startswith("book/api")]
+    chapters = [i for i, r in enumerate(results) if re.match(r"book/\d{3}_", r)]
+    assert f"book/{chapter}" in results[:len(chapters)], f"{query!r}: {results[:10]}"
+    assert api and max(chapters) < min(api), f"{query!r}: {results[:12]}"
+
+
+def test_search_for_a_function_name_still_finds_its_entry_first(loaded):
+    results = search_results(loaded, "psd_project")
+    assert results[0] == "book/api/simkit", results[:5]
