@@ -180,13 +180,15 @@ def literal(text):
     return nodes.literal(text, text)
 
 
-def doc_link(docname, text):
-    """A link to the page `docname` (from the site root), resolved when the page is written."""
+def doc_link(env, docname, text):
+    """A link to the page `docname` (from the site root), or plain `text` when the site has no such page."""
+    if docname not in env.found_docs:
+        return nodes.Text(text)
     return addnodes.pending_xref("", nodes.inline("", text), refdomain="std", reftype="doc",
                                  reftarget="/" + docname, refexplicit=True, refwarn=True)
 
 
-def run_note(notebook):
+def run_note(env, notebook):
     """The note on running the downloaded notebook `notebook` (a file name), as docutils nodes."""
     note = nodes.admonition(classes=["note", RUN_NOTE_CLASS])
     note += nodes.title("", "Running this notebook")
@@ -197,8 +199,8 @@ def run_note(notebook):
     note += nodes.paragraph("", "", nodes.Text("and open "), literal(notebook), nodes.Text(" in "), literal("book/"),
         nodes.Text(". The first "), literal("make lab"), nodes.Text(" installs the course's environment into "),
         literal(".venv"), nodes.Text(". "),
-        doc_link("book/start_here", "Start here"), nodes.Text(" lists the chapters this one builds on; "),
-        doc_link("book/notation", "Notation and glossary"), nodes.Text(" defines its symbols."))
+        doc_link(env, "book/start_here", "Start here"), nodes.Text(" lists the chapters this one builds on; "),
+        doc_link(env, "book/notation", "Notation and glossary"), nodes.Text(" defines its symbols."))
     return note
 
 
@@ -209,7 +211,7 @@ def add_run_note(app, doctree):
     if notebook is None or section is None:
         return
     title = next(iter(section.findall(nodes.title)))
-    section.insert(section.index(title) + 1, run_note(notebook.name))
+    section.insert(section.index(title) + 1, run_note(app.env, notebook.name))
 
 
 def setup(app):
