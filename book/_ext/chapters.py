@@ -6,10 +6,12 @@ A *chapter* is a notebook listed in ``_toc.yml``. For every chapter, in reading 
   own title (its notebook's first ``#`` heading) and its one-line summary (the notebook's
   ``metadata.course.summary``; without one, the "what we do" column of the step table in its
   first cell);
-- every chapter page gets a note at its top on running the notebook its download button gives:
-  it imports ``simkit`` and ``utils``, which only a copy of the course repository has.
+- the ``{chapter-times}`` directive (on Start here) writes a row with the chapter's words, its
+  reading time and its latest execution time (myst-nb's record of the build);
+- every chapter page gets a note under its title on running the notebook its download button
+  gives: it imports ``simkit`` and ``utils``, which only a copy of the course repository has.
 
-A chapter added to ``_toc.yml`` appears in both with no other edit.
+A chapter added to ``_toc.yml`` appears in all three with no other edit.
 """
 import json
 import re
@@ -24,7 +26,7 @@ from sphinx.util.docutils import SphinxDirective
 
 RUN_NOTE_CLASS = "course-run-note"
 
-RUN_COMMANDS = "cd simkit-course\nmake lab"      # your copy of the course repository; then Jupyter Lab
+RUN_COMMANDS = "cd simkit-course\nmake lab"      # into a copy of the course repository; then Jupyter Lab
 
 
 def toc_files(app):
@@ -147,8 +149,7 @@ def times_table(node, env):
     head += nodes.row("", *[nodes.entry("", nodes.paragraph(text=h)) for h in header])
     for docname, title, words in node["rows"]:
         runtime = (data.get(docname, {}).get("exec_data") or {}).get("runtime")
-        link = addnodes.pending_xref("", nodes.inline(text=title), refdomain="std", reftype="doc",
-                                     reftarget="/" + docname, refexplicit=True, refwarn=True)
+        link = doc_link(env, docname, title)
         reading = max(5, 5 * round(words / READING_WORDS_PER_MINUTE / 5))
         cells = [nodes.paragraph("", "", link), nodes.paragraph(text=f"{words:,}"),
                  nodes.paragraph(text=f"{reading} min"),
@@ -177,6 +178,7 @@ def pages_with_times(app, env):
 
 
 def literal(text):
+    """Inline code `text`."""
     return nodes.literal(text, text)
 
 
