@@ -99,7 +99,7 @@ class Chapter:
 
     The page gives the figure its number, caption and alt text from the cell's metadata
     (``mystnb.figure.caption``, ``mystnb.figure.name``, ``mystnb.image.alt``); a video's
-    alt text is the ``alt`` argument. See the README, "Adding a chapter".
+    alt text is the ``alt`` argument. See CONTRIBUTING.md, "Adding a chapter".
 
     A published file that already shows what the new rendering shows keeps its bytes (the media
     rule, ``course.filesystem.media_rule``): re-running a chapter on another machine changes

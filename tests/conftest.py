@@ -29,7 +29,7 @@ from bookbuild.tree import Tree  # noqa: E402
 
 # the browser tests are grouped by the page they read (`--dist loadgroup`): one worker loads a page
 # once and runs every read-only check of it (LoadedPages), and the pages spread over workers
-SITE_MODULES = {"test_site", "test_site_cloth"}
+SITE_MODULES = {"test_site", "test_site_cloth", "test_site_reading"}
 
 
 @pytest.fixture(autouse=True)

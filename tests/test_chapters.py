@@ -278,7 +278,7 @@ def test_committed_notebook_is_clean(chapter):
 
 
 # ---------------------------------------------------------------------------------------
-# the conventions of README "Adding a chapter", for every chapter in _toc.yml
+# the conventions of CONTRIBUTING.md "Adding a chapter", for every chapter in _toc.yml
 # ---------------------------------------------------------------------------------------
 
 def _cells(chapter):

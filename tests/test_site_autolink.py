@@ -175,3 +175,27 @@ def test_a_page_rewritten_after_a_configuration_change_keeps_its_links(tmp_path)
     page = build_tiny_site(src, out)
     assert (out / "index.html").stat().st_mtime_ns != written, "the page was rewritten"
     assert link in page
+
+
+def test_a_markdown_page_rewritten_without_being_read_again_keeps_its_links(tmp_path):
+    """Sphinx rewrites a page it does not read again when another extension says it changed (the figure
+    numbers of book/_ext/figure_numbers.py, once): its code comes from sphinx-codeautolink's cache,
+    which must keep the pages of every source suffix (the chapters are notebooks), not only .rst."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "tinymod.py").write_text('def tiny_function():\n    """A documented function."""\n')
+    (src / "api.rst").write_text("API\n===\n\n.. autofunction:: tinymod.tiny_function\n")
+    (src / "index.md").write_text("# Tiny\n\n```{toctree}\napi\n```\n\n```python\nimport tinymod\n"
+                                  "tinymod.tiny_function()\n```\n")
+    (src / "rewrite_index.py").write_text("def setup(app):\n    app.connect('env-get-updated', lambda app, env: "
+                                          "['index'])\n    return {'parallel_read_safe': True}\n")
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path[:0] = [{str(src)!r}, {str(ROOT / 'book' / '_ext')!r}]\n"
+        "extensions = ['myst_parser', 'sphinx.ext.autodoc', 'sphinx_codeautolink', 'codeautolink_speed', "
+        "'rewrite_index']\n")
+    link = 'href="api.html#tinymod.tiny_function" class="sphinx-codeautolink-a"'
+    assert link in build_tiny_site(src, out)
+    written = (out / "index.html").stat().st_mtime_ns
+    page = build_tiny_site(src, out)                  # nothing changed: index is rewritten, not read
+    assert (out / "index.html").stat().st_mtime_ns != written, "the page was rewritten"
+    assert link in page

@@ -1,4 +1,5 @@
-"""Sphinx extension: the same code-cell API links from sphinx-codeautolink, for a fraction of its work.
+"""Sphinx extension: the same code-cell API links from sphinx-codeautolink, for a fraction of its work,
+and on every page written.
 
 sphinx-codeautolink 0.19 spent about 45% of the site build's time (a cProfile of ``jb build`` of
 the seven chapters and the API pages) in two places that scale badly with our pages:
@@ -19,12 +20,19 @@ when the builder started, but Sphinx may rewrite more: every page after a change
 configuration, for one. Those came out without links on a build into a copy of the previous site
 (``scripts/bookbuild/site.py``), so :class:`WrittenPages` hands it every page written.
 
+A page Sphinx rewrites without reading it again (figure numbers that moved, for one) keeps its
+links only if sphinx-codeautolink's cache still holds its code: the cache drops every page whose
+source is not a ``.rst`` file, the chapters' notebooks included. :func:`read_cache` keeps every page
+whose source still exists, whatever its suffix.
+
 The replacements are of sphinx-codeautolink internals by name; :func:`setup` refuses another
 version than the one they were checked against (``tests/test_site_autolink.py`` compares them with
 the originals).
 """
 import ast
+import glob
 import html
+import json
 import re
 from pathlib import Path
 
@@ -32,6 +40,7 @@ import sphinx_codeautolink
 from sphinx.errors import ExtensionError
 from sphinx_codeautolink import extension as autolink_extension
 from sphinx_codeautolink.extension import block as autolink_block
+from sphinx_codeautolink.extension import cache as autolink_cache
 from sphinx_codeautolink.parse import ImportTrackerVisitor
 from sphinx_codeautolink.warn import logger, warn_type
 
@@ -160,6 +169,22 @@ def link_html(document, out_dir, transforms, inventory, custom_blocks, search_cs
     html_file.write_text("".join(pieces), "utf-8")
 
 
+def read_cache(self):
+    """sphinx-codeautolink's ``DataCache.read``, keeping the code of every page whose source still exists
+    (a notebook, a Markdown page), not only of ``.rst`` pages."""
+    cache = self.cache_dir / self.cache_filename
+    if not cache.exists():
+        return
+    for file, transforms in json.loads(cache.read_text("utf-8")).items():
+        page = self.src_dir / file
+        if not any(page.parent.glob(glob.escape(page.name) + ".*")):
+            continue
+        for transform in transforms:
+            transform["example"] = autolink_cache.CodeExample(**transform["example"])
+            transform["names"] = [autolink_cache.Name(**n) for n in transform["names"]]
+        self.transforms[file] = [autolink_cache.SourceTransform(**t) for t in transforms]
+
+
 class WrittenPages:
     """The pages this build writes; before sphinx-codeautolink's ``apply_links``, each is one to link."""
 
@@ -184,6 +209,7 @@ def setup(app):
     app.setup_extension("sphinx_codeautolink")
     autolink_block.parse_names = IncrementalNames()
     autolink_extension.link_html = link_html
+    autolink_cache.DataCache.read = read_cache
     written = WrittenPages()
     app.connect("html-page-context", written.remember)
     app.connect("build-finished", written.mark_outdated, priority=400)     # apply_links has 500
