@@ -85,6 +85,20 @@ def test_dam_break_against_martin_and_moyce(printed):
     check_ritter(printed)
 
 
+def test_saved_dam_break_states_give_the_printed_fronts(printed, chapter_run):
+    """results/021_water/dam_break.npz holds every frame's particles: the front and Ritter's margin recomputed
+    from them are the printed ones."""
+    run = np.load(checks.ROOT / "results" / CHAPTER / "dam_break.npz")
+    x, T, dx = run["x"], run["T"], float(run["dx"])
+    assert x.ndim == 3 and x.shape[2] == 2 and x.shape[0] == len(T)
+    a = 32 * dx                                                               # 32 cells across the column
+    Z = (x[:, :, 0].max(axis=1) - dx) / a
+    np.testing.assert_allclose(Z, run["Z"], rtol=1e-12)
+    (m,) = line(rf"dam break: max Z - \(1 \+ 2T\) {NUM}", printed)
+    assert m == pytest.approx((Z - (1 + 2 * T))[1:].max(), abs=6e-4)
+    assert T[-1] == pytest.approx(3.4, abs=1e-9) and x[0, :, 0].max() < dx + a  # released from the column
+
+
 def test_pic_is_the_most_dissipative(printed):
     check_vortex(printed)
     (noise,) = line(rf"vortex: FLIP's particle velocities differ from the grid's by {NUM} % of the rms speed", printed)
