@@ -165,12 +165,12 @@ def test_dam_break_checks_fail_under_a_bug(bug, monkeypatch, tmp_path):
     """The control is the executed chapter (test_dam_break_against_martin_and_moyce)."""
     if bug == "projection skipped":
         monkeypatch.setattr(mac, "pressure_projection", _skip_projection)
-        text = checks.run_cells(CHAPTER, SETUP + ["c021-12"], monkeypatch, tmp_path)
+        text = checks.run_cells(CHAPTER, SETUP + ["c021-12", "c021-12b"], monkeypatch, tmp_path)
         with pytest.raises(AssertionError):
             check_dam_break(text)
     else:
         monkeypatch.setattr(simkit.mpm.mac_volume, "volume_correction", lambda x, *args, **kwargs: np.zeros_like(x))
-        text = checks.run_cells(CHAPTER, SETUP + ["c021-12"], monkeypatch, tmp_path)
+        text = checks.run_cells(CHAPTER, SETUP + ["c021-12", "c021-12b"], monkeypatch, tmp_path)
         check_dam_break(text)                                        # the front alone does not see it
         with pytest.raises(AssertionError):
             check_dam_volume(text)
@@ -180,6 +180,6 @@ def test_vortex_check_fails_with_pic_in_place_of_apic(monkeypatch, tmp_path):
     """The G2P drops APIC's affine matrices: "APIC" is PIC. The control is the executed chapter."""
     gather = mac.staggered_g2p
     monkeypatch.setattr(mac, "staggered_g2p", lambda *args, **kwargs: (gather(*args, **kwargs)[0], np.zeros((len(args[0]), 2, 2))))
-    text = checks.run_cells(CHAPTER, SETUP + ["c021-17"], monkeypatch, tmp_path)
+    text = checks.run_cells(CHAPTER, SETUP + ["c021-17", "c021-17b"], monkeypatch, tmp_path)
     with pytest.raises(AssertionError):
         check_vortex(text)
