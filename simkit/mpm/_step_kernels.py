@@ -9,10 +9,13 @@ r"""Compiled pieces of one MLS-MPM substep (numba), unchecked; ``simkit.mpm.simu
 3. ``grid_update``: ``v_i = (m v)_i / m_i + dt g`` and the walls (the numpy tier is
    ``simkit.mpm.grid``).
 4. G2P (``simkit.mpm._kernels``) gathers ``v_p`` and ``C_p``.
-5. ``advance``: ``x_p += dt v_p``, ``F_p <- (I + dt C_p) F_p``, then the plastic projection.
+5. ``advance``: ``x_p += dt v_p``, ``F_p <- (I + dt C_p) F_p`` (a fluid's F then forgets shear).
+6. ``_material_kernels.projections``: the plastic projection of snow and sand.
 
-In 2D, ``p2g_stress_2d`` fuses 1 and 2, and ``g2p_advance_2d`` fuses 4 and 5, so each substep
-reads the particles twice instead of four times (the tests hold them to the unfused pieces).
+For a fluid in 2D, ``p2g_fluid_2d`` fuses 1 and 2, and ``g2p_advance_2d`` fuses 4 and 5, so each
+substep reads the particles twice instead of four times (the tests hold them to the unfused
+pieces). Only the solids' kernels (1 and 6) call an SVD, so a fluid run never compiles one
+(numba's first SVD compiles for seconds).
 """
 import numpy as np
 from numba import njit
@@ -88,8 +91,8 @@ def wall_entries(shape, thickness):
 
 
 @njit(cache=True)
-def advance(kind, params, dt, x, v, C, F, Jp):
-    """x += dt v, F <- (I + dt C) F and the plastic projection, for every particle; returns max |v_p|."""
+def advance(fluid, dt, x, v, C, F):
+    """x += dt v and F <- (I + dt C) F for every particle (a fluid's F <- J^(1/d) I); returns max |v_p|."""
     n, d = x.shape
     G = np.empty((d, d))
     speed2 = 0.0
@@ -99,7 +102,7 @@ def advance(kind, params, dt, x, v, C, F, Jp):
             x[p, a] += dt * v[p, a]
             s += v[p, a] * v[p, a]
         speed2 = max(speed2, s)
-        if kind == _mk.FLUID:                           # F <- J^(1/d) I with J = det(I + dt C) det F, written out
+        if fluid:                                       # F <- J^(1/d) I with J = det(I + dt C) det F, written out
             for a in range(d):
                 for b in range(d):
                     G[a, b] = dt * C[p, a, b]
@@ -117,18 +120,15 @@ def advance(kind, params, dt, x, v, C, F, Jp):
                     t += dt * C[p, a, c] * F[p, c, b]
                 G[a, b] = t
         F[p] = G
-        Jp[p] = _mk.project(kind, params, F[p], Jp[p])
     return np.sqrt(speed2)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def p2g_stress_2d(kind, params, dt, x, v, m, vol, C, F, Jp, origin, dx, mass, momentum):
-    """``affine_momentum`` and ``_kernels.p2g_2d`` in one pass over the particles (each read once);
+def p2g_fluid_2d(bulk_modulus, dt, x, v, m, vol, C, F, origin, dx, mass, momentum):
+    """A fluid's ``affine_momentum`` and ``_kernels.p2g_2d`` in one pass over the particles (each read once);
     returns how many particles were skipped outside the grid."""
     nx, ny = mass.shape
     scale = dt * 4.0 / (dx * dx)
-    tau = np.empty((2, 2))
-    A = np.empty((2, 2))
     outside = 0
     for p in range(x.shape[0]):
         u0 = (x[p, 0] - origin[0]) / dx
@@ -138,15 +138,12 @@ def p2g_stress_2d(kind, params, dt, x, v, m, vol, C, F, Jp, origin, dx, mass, mo
         if b0 < 0 or b1 < 0 or b0 + 2 >= nx or b1 + 2 >= ny:
             outside += 1
             continue
-        if kind == _mk.FLUID:                                           # A = m C - scale V K (J - 1) I
-            pressure = scale * vol[p] * params[0] * (F[p, 0, 0] * F[p, 1, 1] - F[p, 0, 1] * F[p, 1, 0] - 1.0)
-            a00 = m[p] * C[p, 0, 0] - pressure
-            a01 = m[p] * C[p, 0, 1]
-            a10 = m[p] * C[p, 1, 0]
-            a11 = m[p] * C[p, 1, 1] - pressure
-        else:
-            _particle_affine(kind, params, scale, m[p], vol[p], C[p], F[p], Jp[p], tau, A)
-            a00, a01, a10, a11 = A[0, 0], A[0, 1], A[1, 0], A[1, 1]
+        # A = m C - scale V K (J - 1) I
+        pressure = scale * vol[p] * bulk_modulus * (F[p, 0, 0] * F[p, 1, 1] - F[p, 0, 1] * F[p, 1, 0] - 1.0)
+        a00 = m[p] * C[p, 0, 0] - pressure
+        a01 = m[p] * C[p, 0, 1]
+        a10 = m[p] * C[p, 1, 0]
+        a11 = m[p] * C[p, 1, 1] - pressure
         f0 = u0 - b0
         f1 = u1 - b1
         w0 = _kernels._weights(f0)
@@ -165,7 +162,7 @@ def p2g_stress_2d(kind, params, dt, x, v, m, vol, C, F, Jp, origin, dx, mass, mo
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def g2p_advance_2d(kind, params, dt, x, velocity, origin, dx, v, C, F, Jp):
+def g2p_advance_2d(fluid, dt, x, velocity, origin, dx, v, C, F):
     """``_kernels.g2p_2d`` and ``advance`` in one pass over the particles; returns max |v_p|."""
     scale = 4.0 / (dx * dx)
     speed2 = 0.0
@@ -211,12 +208,10 @@ def g2p_advance_2d(kind, params, dt, x, velocity, origin, dx, v, C, F, Jp):
         F[p, 0, 1] = f01 + dt * (c00 * f01 + c01 * f11)
         F[p, 1, 0] = f10 + dt * (c10 * f00 + c11 * f10)
         F[p, 1, 1] = f11 + dt * (c10 * f01 + c11 * f11)
-        if kind == _mk.FLUID:                                           # F <- J^(1/2) I, written out
+        if fluid:                                                       # F <- J^(1/2) I, written out
             r = np.sqrt(F[p, 0, 0] * F[p, 1, 1] - F[p, 0, 1] * F[p, 1, 0])
             F[p, 0, 0] = r
             F[p, 1, 1] = r
             F[p, 0, 1] = 0.0
             F[p, 1, 0] = 0.0
-        else:
-            Jp[p] = _mk.project(kind, params, F[p], Jp[p])
     return np.sqrt(speed2)

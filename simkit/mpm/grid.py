@@ -117,9 +117,9 @@ def coulomb_friction(v, normal, friction):
     vn = np.sum(v * normal, axis=-1)
     vt = v - vn[:, None] * normal
     vt_norm = np.linalg.norm(vt, axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):        # friction = inf: inf * 0 where the row is kept
         slide = vt * (1.0 + friction * vn / np.where(vt_norm > 0, vt_norm, 1.0))[:, None]
-    out = np.where((vt_norm <= -friction * vn)[:, None], 0.0, slide)
+        out = np.where((vt_norm <= -friction * vn)[:, None], 0.0, slide)
     return np.where((vn < 0)[:, None], out, v)
 
 

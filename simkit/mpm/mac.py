@@ -181,6 +181,11 @@ def pressure_projection(u, v, fluid, solid, dx, dt, density):
     v : (nx, ny + 1) float array
     p : (nx, ny) float array
         Zero outside the fluid.
+
+    Raises
+    ------
+    ValueError
+        No fluid cell touches an air cell (the pressure is then determined up to a constant).
     """
     fluid, solid = np.asarray(fluid, dtype=bool), np.asarray(solid, dtype=bool)
     nx, ny = fluid.shape
@@ -194,6 +199,15 @@ def pressure_projection(u, v, fluid, solid, dx, dt, density):
     k = np.flatnonzero(fluid)
     if k.size == 0:
         return u, v, p
+    air = ~fluid & ~solid
+    touches_air = np.zeros_like(fluid)
+    touches_air[1:] |= air[:-1]
+    touches_air[:-1] |= air[1:]
+    touches_air[:, 1:] |= air[:, :-1]
+    touches_air[:, :-1] |= air[:, 1:]
+    if not (fluid & touches_air).any():
+        raise ValueError("fluid: no fluid cell touches an air cell, so the pressure is undetermined (a closed box "
+                         "full of fluid); leave air above the water")
     index = np.full(nx * ny, -1)
     index[k] = np.arange(k.size)
     s = dt / (density * dx * dx)

@@ -23,9 +23,9 @@ larger step raises ValueError stating the limit.
 import numpy as np
 
 from .. import checks
-from . import _kernels, _step_kernels
+from . import _kernels, _material_kernels, _step_kernels
 from .grid import WALLS, collide
-from .materials import Fluid, Snow, _Elastic
+from .materials import Fluid, Sand, Snow, _Elastic
 from .transfers import _fmt, _particles_on_grid, _per_particle, grid_bounds
 
 TRANSFERS = ("apic", "pic", "flip")
@@ -126,7 +126,7 @@ class MPM:
         self.time = 0.0
         self._params = material.params
         self._speed = float(np.sqrt((self.v ** 2).sum(axis=1).max())) if n else 0.0
-        self._A = np.empty((n, d, d)) if d == 3 else None
+        self._A = np.empty((n, d, d))
         self._grid_mass = np.zeros(self.shape)
         self._momentum = np.zeros(self.shape + (d,))
         self._velocity = np.zeros(self.shape + (d,))
@@ -140,7 +140,10 @@ class MPM:
         return self.material.wave_speed(self.density)
 
     def max_dt(self):
-        r"""The CFL limit of the next substep: :math:`\text{cfl}\; dx / (c + \max_p \lVert v_p \rVert)`."""
+        r"""The CFL limit of the next substep: :math:`\text{cfl}\; dx / (c + \max_p \lVert v_p \rVert)`.
+
+        The speed is the one the last substep computed (the initial one before any), so velocities
+        assigned to ``v`` in between count from the substep after next."""
         return self.cfl * self.dx / (self.wave_speed() + self._speed)
 
     def substep(self, dt):
@@ -193,20 +196,20 @@ class MPM:
         return out
 
     def _transfer(self, dt):
-        """P2G, the grid step, G2P and the particles' update (APIC in 2D: two fused particle passes)."""
+        """P2G, the grid step, G2P and the particles' update (a 2D fluid with APIC: two fused particle passes)."""
         kind, d = self.material.kind, self.x.shape[1]
+        fluid = isinstance(self.material, Fluid)
         C = self.C if self.transfer == "apic" else self._no_affine            # PIC and FLIP scatter v_p alone
         self._grid_mass.fill(0.0)
         self._momentum.fill(0.0)
-        if d == 2:
-            outside = _step_kernels.p2g_stress_2d(kind, self._params, dt, self.x, self.v, self.mass, self.volume,
-                                                  C, self.F, self.Jp, self.origin, self.dx, self._grid_mass,
-                                                  self._momentum)
+        if d == 2 and fluid:
+            outside = _step_kernels.p2g_fluid_2d(self._params[0], dt, self.x, self.v, self.mass, self.volume, C,
+                                                 self.F, self.origin, self.dx, self._grid_mass, self._momentum)
         else:
             _step_kernels.affine_momentum(kind, self._params, dt, self.dx, self.mass, self.volume, C, self.F,
                                           self.Jp, self._A)
-            outside = _kernels.p2g_3d(self.x, self.v, self.mass, self._A, self.origin, self.dx, self._grid_mass,
-                                      self._momentum)
+            outside = (_kernels.p2g_2d if d == 2 else _kernels.p2g_3d)(self.x, self.v, self.mass, self._A, self.origin,
+                                                                      self.dx, self._grid_mass, self._momentum)
         if outside:
             low, high = grid_bounds(self.dx, self.shape, self.origin)
             raise ValueError(f"x: {outside} of {len(self.x)} particles left the grid at time {self.time:g}; quadratic "
@@ -217,20 +220,22 @@ class MPM:
         for collider, friction in self.colliders:
             collide(self._velocity, self.dx, collider, friction, self.origin)
         if d == 2 and self.transfer != "flip":
-            self._speed = _step_kernels.g2p_advance_2d(kind, self._params, dt, self.x, self._velocity, self.origin,
-                                                       self.dx, self.v, self.C, self.F, self.Jp)
-            return
-        g2p = _kernels.g2p_2d if d == 2 else _kernels.g2p_3d
-        if self.transfer == "flip":
-            # v_p <- (1 - alpha) G2P(v^{n+1}) + alpha (v_p + G2P(v^{n+1} - v^n)), v^n the grid velocity of P2G alone
-            mass, momentum = np.zeros(self.shape), np.zeros(self.shape + (d,))
-            (_kernels.p2g_2d if d == 2 else _kernels.p2g_3d)(self.x, self.v, self.mass, self._no_affine, self.origin,
-                                                             self.dx, mass, momentum)
-            old = np.where(mass[..., None] > 0, momentum / np.where(mass > 0, mass, 1.0)[..., None], 0.0)
-            change, unused = np.empty_like(self.v), np.empty_like(self.C)
-            g2p(self.x, self._velocity - old, self.origin, self.dx, change, unused)
-            flip_v = self.v + change
-        g2p(self.x, self._velocity, self.origin, self.dx, self.v, self.C)
-        if self.transfer == "flip":
-            self.v = (1.0 - self.flip) * self.v + self.flip * flip_v
-        self._speed = _step_kernels.advance(kind, self._params, dt, self.x, self.v, self.C, self.F, self.Jp)
+            self._speed = _step_kernels.g2p_advance_2d(fluid, dt, self.x, self._velocity, self.origin, self.dx,
+                                                       self.v, self.C, self.F)
+        else:
+            g2p = _kernels.g2p_2d if d == 2 else _kernels.g2p_3d
+            if self.transfer == "flip":
+                # v_p <- (1 - alpha) G2P(v^{n+1}) + alpha (v_p + G2P(v^{n+1} - v^n)), v^n the velocity of P2G alone
+                mass, momentum = np.zeros(self.shape), np.zeros(self.shape + (d,))
+                (_kernels.p2g_2d if d == 2 else _kernels.p2g_3d)(self.x, self.v, self.mass, self._no_affine,
+                                                                 self.origin, self.dx, mass, momentum)
+                old = np.where(mass[..., None] > 0, momentum / np.where(mass > 0, mass, 1.0)[..., None], 0.0)
+                change, unused = np.empty_like(self.v), np.empty_like(self.C)
+                g2p(self.x, self._velocity - old, self.origin, self.dx, change, unused)
+                flip_v = self.v + change
+            g2p(self.x, self._velocity, self.origin, self.dx, self.v, self.C)
+            if self.transfer == "flip":
+                self.v = (1.0 - self.flip) * self.v + self.flip * flip_v
+            self._speed = _step_kernels.advance(fluid, dt, self.x, self.v, self.C, self.F)
+        if isinstance(self.material, (Snow, Sand)):
+            _material_kernels.projections(kind, self._params, self.F, self.Jp)

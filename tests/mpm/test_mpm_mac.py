@@ -131,5 +131,7 @@ def test_bad_mac_input_is_named():
         mac.MACFluid(x, DX, CELLS, density=1.0, solid=np.zeros((3, 3)))
     with pytest.raises(ValueError, match=r"dt: 1 is above the CFL limit"):
         mac.MACFluid(x, DX, CELLS, density=1.0, gravity=[0, -9.81]).substep(1.0)
+    with pytest.raises(ValueError, match="fluid: no fluid cell touches an air cell"):
+        mac.pressure_projection(np.zeros((13, 10)), np.zeros((12, 11)), ~_border(), _border(), DX, 0.1, 1.0)
     with pytest.raises(ValueError, match="fluid, solid: expected disjoint"):
         mac.pressure_projection(np.zeros((13, 10)), np.zeros((12, 11)), _border(), _border(), DX, 0.1, 1.0)
