@@ -10,11 +10,11 @@ import pytest
 import chapter_checks as checks
 import simkit.mpm.weights
 from conftest import ROOT
-from simkit.mpm import NeoHookean, Sand, neo_hookean_kirchhoff, p2g
+from simkit.mpm import Box, NeoHookean, Sand, neo_hookean_kirchhoff, p2g
 from simkit.mpm.blend import BlendedMPM
 
 CHAPTER = "020_mpm"
-FIGURES = ["bar", "disk_energy", "column"]
+FIGURES = ["bar", "disk_energy", "column", "collapse"]
 VIDEOS = {"spin": 31, "disks": 44, "slope": 202}     # frames: one per saved state (SPIN_EVERY, every 8, every 5 steps)
 # the chapter's parameters, restated where a check recomputes from them
 BAR_L, BAR_E, BAR_RHO, BAR_CELLS = 1.0, 1.0e5, 1000.0, [10, 20, 40]
@@ -24,6 +24,8 @@ APIC_TOL, PIC_LOSS = 1e-9, 0.01          # relative angular momentum change
 PERIOD_TOL = 0.02                        # finest bar's period against 2 pi / omega_1
 MOMENTUM_TOL = 1e-12                     # relative to one disk's momentum
 HYDROSTATIC_TOL = 2.0                    # percent of rho g H
+P1_BAND, P2_BAND = (0.7, 1.3), (0.55, 0.85)             # fitted runout exponents below / above a ~ 2-3
+LAMBDA1_BAND, LAMBDA2_BAND = (1.2, 2.2), (1.9, 3.9)     # published prefactors (Lube 2005 ... Lagree 2011)
 NUM = r"([-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
 
 executed, printed = checks.fixtures(CHAPTER)
@@ -239,6 +241,53 @@ def test_without_the_return_map_the_steep_slope_holds():
 
 
 # ---------------------------------------------------------------------------------------------
+# 6 · collapsing columns
+# ---------------------------------------------------------------------------------------------
+
+def collapse_runouts(printed):
+    found = np.array(re.findall(rf"collapse a={NUM}: runout {NUM}", printed), dtype=float)
+    assert found.ndim == 2 and found.shape[1] == 2
+    return found[:, 0], found[:, 1]
+
+
+def test_collapse_covers_both_regimes_and_fits_the_published_exponents(printed):
+    a, r = collapse_runouts(printed)
+    assert (a < 2).sum() >= 3 and (a > 3).sum() >= 3 and a.min() <= 0.5 and a.max() >= 8
+    assert np.all(np.diff(r[np.argsort(a)]) > 0)
+    low, high = a < 2, a > 3
+    p1 = np.polyfit(np.log(a[low]), np.log(r[low]), 1)[0]
+    p2 = np.polyfit(np.log(a[high]), np.log(r[high]), 1)[0]
+    printed_p1, printed_p2 = line(rf"collapse exponents: {NUM} below, {NUM} above", printed)
+    assert printed_p1 == pytest.approx(p1, abs=0.02) and printed_p2 == pytest.approx(p2, abs=0.02)
+    assert P1_BAND[0] <= printed_p1 <= P1_BAND[1]
+    assert P2_BAND[0] <= printed_p2 <= P2_BAND[1]
+    assert np.all((r[low] / a[low] >= LAMBDA1_BAND[0]) & (r[low] / a[low] <= LAMBDA1_BAND[1]))
+    assert np.all((r[high] / a[high] ** (2 / 3) >= LAMBDA2_BAND[0]) & (r[high] / a[high] ** (2 / 3) <= LAMBDA2_BAND[1]))
+
+
+def _collapse(material, a, dx=1 / 32, area=0.04, time=5.0):
+    """Chapter 020's column set-up (smooth wall, rough floor) through the library, on a coarser grid."""
+    L0 = np.sqrt(area / a)
+    H0 = a * L0
+    back, floor = 2 * dx, 3 * dx
+    x = block((back, floor), (back + L0, floor + H0), dx / 2)
+    shape = (int(np.ceil(L0 * (1 + 3 * max(a, a ** (2 / 3))) / dx)) + 6, int(np.ceil(1.05 * H0 / dx)) + 7)
+    rough = Box((-1.0, -1.0), (shape[0] * dx + 1.0, floor))
+    sim = BlendedMPM(x, material, dx, shape, density=1500.0, volume=(dx / 2) ** 2, gravity=np.array([0.0, -9.8]),
+                     walls="slip", colliders=[(rough, 1e3)])
+    while sim.time < time * np.sqrt(H0 / 9.8):
+        sim.substep(sim.max_dt())
+    return (sim.x[:, 0].max() - back - L0) / L0
+
+
+def test_without_the_return_map_a_tall_column_does_not_collapse():
+    a = 6.0
+    sand = _collapse(Sand(1e4, 0.3, SAND_PHI), a)
+    elastic = _collapse(NeoHookean(1e4, 0.3), a)
+    assert sand > LAMBDA2_BAND[0] * a ** (2 / 3) > 1.0 > elastic
+
+
+# ---------------------------------------------------------------------------------------------
 # media
 # ---------------------------------------------------------------------------------------------
 
@@ -246,3 +295,5 @@ def test_videos_have_one_frame_per_saved_state(chapter_run):
     assert len(_frames("spin_apic")) == VIDEOS["spin"]
     assert len(_frames("disks_apic")) == VIDEOS["disks"]
     assert len(_frames("slope_holds")) == len(_frames("slope_flows")) == VIDEOS["slope"]
+    with np.load(ROOT / "results" / CHAPTER / "collapse.npz") as data:
+        assert len(data["a"]) == len(data["runout"]) >= 6
