@@ -28,7 +28,7 @@ serve:  ## the built site on http://localhost:$(PORT)
 lab: $(READY)  ## Jupyter Lab on the chapters, with the course environment
 	$(BIN)/jupyter lab --notebook-dir=book
 
-bench: $(READY)  ## print the library, 3D, FEM, contact, reduced-model, render and video benchmarks (SIMKIT_UPSTREAM=dir adds upstream ratios)
+bench: $(READY)  ## print the library, 3D, FEM, contact, reduced-model, render, video and MPM benchmarks (SIMKIT_UPSTREAM=dir adds upstream ratios)
 	$(BIN)/python benchmarks/bench_simkit.py
 	$(BIN)/python benchmarks/bench_3d.py
 	$(BIN)/python benchmarks/bench_step.py
@@ -40,6 +40,7 @@ bench: $(READY)  ## print the library, 3D, FEM, contact, reduced-model, render a
 	$(BIN)/python benchmarks/bench_render.py
 	$(BIN)/python benchmarks/bench_intersections.py
 	$(BIN)/python benchmarks/bench_contact.py
+	$(BIN)/python benchmarks/bench_mpm.py
 
 lock: $(READY)  ## re-pin requirements.lock from the current environment
 	$(BIN)/python -m pip freeze --exclude-editable --exclude ipctk > requirements.lock

@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 
 import simkit
+import simkit.mpm
 from simkit import _validate, checks
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = [simkit, simkit.energies, simkit.integrators, simkit.solvers, simkit.terms, simkit.checks, simkit.contact]
+MODULES = [simkit, simkit.energies, simkit.integrators, simkit.solvers, simkit.terms, simkit.checks, simkit.contact,
+           simkit.mpm]
 
 
 def _public_functions():

@@ -12,10 +12,15 @@ by numba and cached on disk in ``__pycache__`` after the first call.
   ``simkit.mpm.plasticity``, and the material records ``Fluid``, ``FixedCorotated``,
   ``NeoHookean``, ``Snow``, ``Sand`` (``simkit.mpm.materials``).
 - The loop: ``MPM`` (``simkit.mpm.simulation``), explicit MLS-MPM substeps with a CFL-limited step.
+- Incompressible water on a 2D MAC grid (``simkit.mpm.mac``): ``staggered_p2g``, ``staggered_g2p``,
+  ``face_positions``, ``fluid_cells``, ``divergence``, ``pressure_projection`` and the loop
+  ``MACFluid`` (PIC, APIC or FLIP).
 """
 from .elasticity import (fixed_corotated_kirchhoff, fluid_energy, fluid_kirchhoff, hencky_energy, hencky_kirchhoff,
                          neo_hookean_kirchhoff)
 from .grid import Box, Plane, Sphere, collide, coulomb_friction, grid_velocity, walls
+from .mac import (MACFluid, divergence, face_positions, fluid_cells, pressure_projection, staggered_g2p,
+                  staggered_p2g)
 from .materials import FixedCorotated, Fluid, NeoHookean, Sand, Snow
 from .plasticity import (drucker_prager_alpha, drucker_prager_return_map, drucker_prager_yield,
                          plane_strain_friction_angle, snow_hardening, snow_return_map)
@@ -30,4 +35,5 @@ __all__ = [
     "fluid_kirchhoff", "snow_return_map", "snow_hardening", "drucker_prager_alpha", "plane_strain_friction_angle",
     "drucker_prager_yield", "drucker_prager_return_map",
     "Fluid", "FixedCorotated", "NeoHookean", "Snow", "Sand", "MPM",
+    "face_positions", "staggered_p2g", "staggered_g2p", "fluid_cells", "divergence", "pressure_projection", "MACFluid",
 ]

@@ -27,6 +27,30 @@ def det(F):
 
 
 @njit(cache=True)
+def _compose(U, s, Vt, out):
+    """out = U diag(s) Vt, written out (numba's matrix product compiles slowly and allocates)."""
+    d = U.shape[0]
+    for a in range(d):
+        for b in range(d):
+            t = 0.0
+            for c in range(d):
+                t += U[a, c] * s[c] * Vt[c, b]
+            out[a, b] = t
+
+
+@njit(cache=True)
+def _abt(A, B, out):
+    """out = A B^T, written out."""
+    d = A.shape[0]
+    for a in range(d):
+        for b in range(d):
+            t = 0.0
+            for c in range(d):
+                t += A[a, c] * B[b, c]
+            out[a, b] = t
+
+
+@njit(cache=True)
 def _svd_rotation_variant(F):
     """F = U diag(s) V^T with U, V rotations (the smallest singular value takes det F's sign)."""
     U, s, Vt = np.linalg.svd(F)
@@ -45,10 +69,13 @@ def _fixed_corotated(F, mu, lam, tau):
     """tau = 2 mu (F - R) F^T + lam (J - 1) J I, R = U V^T."""
     d = F.shape[0]
     U, s, Vt = _svd_rotation_variant(F)
-    R = U @ Vt
+    R = np.empty((d, d))
+    _compose(U, np.ones(d), Vt, R)
+    _abt(F - R, F, tau)
     J = det(F)
-    tau[:, :] = 2.0 * mu * ((F - R) @ F.T)
     for a in range(d):
+        for b in range(d):
+            tau[a, b] *= 2.0 * mu
         tau[a, a] += lam * (J - 1.0) * J
 
 
@@ -65,21 +92,23 @@ def kirchhoff(kind, params, F, Jp, tau):
         _fixed_corotated(F, params[0], params[1], tau)
     elif kind == NEO_HOOKEAN:
         J = det(F)
-        tau[:, :] = params[0] * (F @ F.T)
+        _abt(F, F, tau)
         for a in range(d):
+            for b in range(d):
+                tau[a, b] *= params[0]
             tau[a, a] += -params[0] + params[1] * np.log(J)
     elif kind == SNOW:
         h = np.exp(params[4] * (1.0 - Jp))
         _fixed_corotated(F, params[0] * h, params[1] * h, tau)
     else:                                                               # SAND: Hencky
-        U, s, _ = np.linalg.svd(F)
+        U, s, Vt = np.linalg.svd(F)
         tr = 0.0
         for a in range(d):
             tr += np.log(s[a])
         t = np.empty(d)
         for a in range(d):
             t[a] = 2.0 * params[0] * np.log(s[a]) + params[1] * tr
-        tau[:, :] = (U * t) @ U.T
+        _compose(U, t, U.T.copy(), tau)
 
 
 @njit(cache=True)
@@ -103,7 +132,7 @@ def project(kind, params, F, Jp):
             ratio *= s[a] / c
             s[a] = c
         if changed:
-            F[:, :] = (U * s) @ Vt
+            _compose(U, s, Vt, F)
             return Jp * ratio
         return Jp
     if kind == SAND:
@@ -114,11 +143,11 @@ def project(kind, params, F, Jp):
         dev = eps - tr / d
         dev_norm = np.sqrt(np.sum(dev * dev))
         if tr > 0:                                                      # tension: the cone's tip
-            F[:, :] = U @ Vt
+            _compose(U, np.ones(d), Vt, F)
             return Jp
         dgamma = dev_norm + (d * lam + 2.0 * mu) / (2.0 * mu) * tr * alpha
         if dgamma > 0:
-            F[:, :] = (U * np.exp(tr / d + (1.0 - dgamma / dev_norm) * dev)) @ Vt
+            _compose(U, np.exp(tr / d + (1.0 - dgamma / dev_norm) * dev), Vt, F)
     return Jp
 
 

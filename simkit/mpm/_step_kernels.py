@@ -9,10 +9,13 @@ r"""Compiled pieces of one MLS-MPM substep (numba), unchecked; ``simkit.mpm.simu
 3. ``grid_update``: ``v_i = (m v)_i / m_i + dt g`` and the walls (the numpy tier is
    ``simkit.mpm.grid``).
 4. G2P (``simkit.mpm._kernels``) gathers ``v_p`` and ``C_p``.
-5. ``advance``: ``x_p += dt v_p``, ``F_p <- (I + dt C_p) F_p``, then the plastic projection.
+5. ``advance``: ``x_p += dt v_p``, ``F_p <- (I + dt C_p) F_p`` (a fluid's F then forgets shear).
+6. ``_material_kernels.projections``: the plastic projection of snow and sand.
 
-In 2D, ``p2g_stress_2d`` fuses 1 and 2, and ``g2p_advance_2d`` fuses 4 and 5, so each substep
-reads the particles twice instead of four times (the tests hold them to the unfused pieces).
+For a fluid in 2D, ``p2g_fluid_2d`` fuses 1 and 2, and ``g2p_advance_2d`` fuses 4 and 5, so each
+substep reads the particles twice instead of four times (the tests hold them to the unfused
+pieces). Only the solids' kernels (1 and 6) call an SVD, so a fluid run never compiles one
+(numba's first SVD compiles for seconds).
 """
 import numpy as np
 from numba import njit
@@ -20,6 +23,8 @@ from numba import njit
 from . import _kernels, _material_kernels as _mk
 
 STICKY, SLIP, SEPARATE = 0, 1, 2
+# the hot loops may reassociate sums and fuse multiply-adds (about 20 % faster); no flag assumes finite values
+FASTMATH = {"contract", "reassoc", "nsz", "arcp"}
 
 
 @njit(cache=True)
@@ -49,7 +54,7 @@ def affine_momentum(kind, params, dt, dx, m, vol, C, F, Jp, A):
         _particle_affine(kind, params, scale, m[p], vol[p], C[p], F[p], Jp[p], tau, A[p])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def grid_update(mass, momentum, dt, gravity, wall_node, wall_axis, wall_side, condition, velocity):
     """Node velocities from flat (N,) mass and (N, d) momentum into (N, d) velocity, then the walls: entry k
     is node ``wall_node[k]`` on the face normal to ``wall_axis[k]`` with outward sign ``wall_side[k]``
@@ -86,8 +91,8 @@ def wall_entries(shape, thickness):
 
 
 @njit(cache=True)
-def advance(kind, params, dt, x, v, C, F, Jp):
-    """x += dt v, F <- (I + dt C) F and the plastic projection, for every particle; returns max |v_p|."""
+def advance(fluid, dt, x, v, C, F):
+    """x += dt v and F <- (I + dt C) F for every particle (a fluid's F <- J^(1/d) I); returns max |v_p|."""
     n, d = x.shape
     G = np.empty((d, d))
     speed2 = 0.0
@@ -97,7 +102,7 @@ def advance(kind, params, dt, x, v, C, F, Jp):
             x[p, a] += dt * v[p, a]
             s += v[p, a] * v[p, a]
         speed2 = max(speed2, s)
-        if kind == _mk.FLUID:                           # F <- J^(1/d) I with J = det(I + dt C) det F, written out
+        if fluid:                                       # F <- J^(1/d) I with J = det(I + dt C) det F, written out
             for a in range(d):
                 for b in range(d):
                     G[a, b] = dt * C[p, a, b]
@@ -115,18 +120,15 @@ def advance(kind, params, dt, x, v, C, F, Jp):
                     t += dt * C[p, a, c] * F[p, c, b]
                 G[a, b] = t
         F[p] = G
-        Jp[p] = _mk.project(kind, params, F[p], Jp[p])
     return np.sqrt(speed2)
 
 
-@njit(cache=True)
-def p2g_stress_2d(kind, params, dt, x, v, m, vol, C, F, Jp, origin, dx, mass, momentum):
-    """``affine_momentum`` and ``_kernels.p2g_2d`` in one pass over the particles (each read once);
+@njit(cache=True, fastmath=FASTMATH)
+def p2g_fluid_2d(bulk_modulus, dt, x, v, m, vol, C, F, origin, dx, mass, momentum):
+    """A fluid's ``affine_momentum`` and ``_kernels.p2g_2d`` in one pass over the particles (each read once);
     returns how many particles were skipped outside the grid."""
     nx, ny = mass.shape
     scale = dt * 4.0 / (dx * dx)
-    tau = np.empty((2, 2))
-    A = np.empty((2, 2))
     outside = 0
     for p in range(x.shape[0]):
         u0 = (x[p, 0] - origin[0]) / dx
@@ -136,15 +138,12 @@ def p2g_stress_2d(kind, params, dt, x, v, m, vol, C, F, Jp, origin, dx, mass, mo
         if b0 < 0 or b1 < 0 or b0 + 2 >= nx or b1 + 2 >= ny:
             outside += 1
             continue
-        if kind == _mk.FLUID:                                           # A = m C - scale V K (J - 1) I
-            pressure = scale * vol[p] * params[0] * (F[p, 0, 0] * F[p, 1, 1] - F[p, 0, 1] * F[p, 1, 0] - 1.0)
-            a00 = m[p] * C[p, 0, 0] - pressure
-            a01 = m[p] * C[p, 0, 1]
-            a10 = m[p] * C[p, 1, 0]
-            a11 = m[p] * C[p, 1, 1] - pressure
-        else:
-            _particle_affine(kind, params, scale, m[p], vol[p], C[p], F[p], Jp[p], tau, A)
-            a00, a01, a10, a11 = A[0, 0], A[0, 1], A[1, 0], A[1, 1]
+        # A = m C - scale V K (J - 1) I
+        pressure = scale * vol[p] * bulk_modulus * (F[p, 0, 0] * F[p, 1, 1] - F[p, 0, 1] * F[p, 1, 0] - 1.0)
+        a00 = m[p] * C[p, 0, 0] - pressure
+        a01 = m[p] * C[p, 0, 1]
+        a10 = m[p] * C[p, 1, 0]
+        a11 = m[p] * C[p, 1, 1] - pressure
         f0 = u0 - b0
         f1 = u1 - b1
         w0 = _kernels._weights(f0)
@@ -162,8 +161,8 @@ def p2g_stress_2d(kind, params, dt, x, v, m, vol, C, F, Jp, origin, dx, mass, mo
     return outside
 
 
-@njit(cache=True)
-def g2p_advance_2d(kind, params, dt, x, velocity, origin, dx, v, C, F, Jp):
+@njit(cache=True, fastmath=FASTMATH)
+def g2p_advance_2d(fluid, dt, x, velocity, origin, dx, v, C, F):
     """``_kernels.g2p_2d`` and ``advance`` in one pass over the particles; returns max |v_p|."""
     scale = 4.0 / (dx * dx)
     speed2 = 0.0
@@ -209,12 +208,10 @@ def g2p_advance_2d(kind, params, dt, x, velocity, origin, dx, v, C, F, Jp):
         F[p, 0, 1] = f01 + dt * (c00 * f01 + c01 * f11)
         F[p, 1, 0] = f10 + dt * (c10 * f00 + c11 * f10)
         F[p, 1, 1] = f11 + dt * (c10 * f01 + c11 * f11)
-        if kind == _mk.FLUID:                                           # F <- J^(1/2) I, written out
+        if fluid:                                                       # F <- J^(1/2) I, written out
             r = np.sqrt(F[p, 0, 0] * F[p, 1, 1] - F[p, 0, 1] * F[p, 1, 0])
             F[p, 0, 0] = r
             F[p, 1, 1] = r
             F[p, 0, 1] = 0.0
             F[p, 1, 0] = 0.0
-        else:
-            Jp[p] = _mk.project(kind, params, F[p], Jp[p])
     return np.sqrt(speed2)

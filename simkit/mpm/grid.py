@@ -117,9 +117,9 @@ def coulomb_friction(v, normal, friction):
     vn = np.sum(v * normal, axis=-1)
     vt = v - vn[:, None] * normal
     vt_norm = np.linalg.norm(vt, axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):        # friction = inf: inf * 0 where the row is kept
         slide = vt * (1.0 + friction * vn / np.where(vt_norm > 0, vt_norm, 1.0))[:, None]
-    out = np.where((vt_norm <= -friction * vn)[:, None], 0.0, slide)
+        out = np.where((vt_norm <= -friction * vn)[:, None], 0.0, slide)
     return np.where((vn < 0)[:, None], out, v)
 
 
@@ -170,7 +170,7 @@ class Plane:
 
 @dataclass(frozen=True)
 class Sphere:
-    """A solid ball (disk in 2D): phi = |y - center| - radius."""
+    r"""A solid ball (disk in 2D): :math:`\phi = \lVert y - c \rVert - r`."""
     center: tuple
     radius: float
 
@@ -185,7 +185,8 @@ class Sphere:
 
 @dataclass(frozen=True)
 class Box:
-    """A solid axis-aligned box [lower, upper]: phi = |max(q, 0)| + min(max_a q_a, 0), q = |y - c| - h."""
+    r"""A solid axis-aligned box [lower, upper] of centre c and half sizes h:
+    :math:`\phi = \lVert \max(q, 0) \rVert + \min(\max_a q_a, 0)`, :math:`q = |y - c| - h` (per axis)."""
     lower: tuple
     upper: tuple
 

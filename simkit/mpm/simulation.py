@@ -8,7 +8,7 @@ B-splines), with :math:`\tau_p` the Kirchhoff stress of the particle's material:
     m_i = \sum_p w_{ip} m_p, \qquad
     (m v)_i = \sum_p w_{ip} \Big(m_p v_p + \big(m_p C_p - dt\, V_p \tfrac{4}{dx^2} \tau_p\big)(x_i - x_p)\Big)
 
-    v_i = (m v)_i / m_i + dt\, g \quad \text{then walls and colliders (``simkit.mpm.grid``)}
+    v_i = (m v)_i / m_i + dt\, g \quad \text{then walls and colliders}
 
     v_p = \sum_i w_{ip} v_i, \quad C_p = \tfrac{4}{dx^2} \sum_i w_{ip} v_i (x_i - x_p)^\top, \quad
     x_p \mathrel{+}= dt\, v_p, \quad F_p \leftarrow (I + dt\, C_p) F_p
@@ -23,10 +23,12 @@ larger step raises ValueError stating the limit.
 import numpy as np
 
 from .. import checks
-from . import _kernels, _step_kernels
+from . import _kernels, _material_kernels, _step_kernels
 from .grid import WALLS, collide
-from .materials import Fluid, Snow, _Elastic
+from .materials import Fluid, Sand, Snow, _Elastic
 from .transfers import _fmt, _particles_on_grid, _per_particle, grid_bounds
+
+TRANSFERS = ("apic", "pic", "flip")
 
 
 class MPM:
@@ -58,6 +60,12 @@ class MPM:
         ``simkit.mpm.Plane``, ``Box`` or ``Sphere`` with a Coulomb coefficient.
     cfl : float, optional
         The CFL number of the step limit (default 0.9).
+    transfer : str, optional
+        ``"apic"`` (default), ``"pic"`` (P2G without the affine term) or ``"flip"``: the particle
+        velocity becomes :math:`(1 - \alpha)\, \text{G2P}(v^{n+1}) + \alpha\, (v_p + \text{G2P}(v^{n+1} - v^n))`,
+        :math:`v^n` the grid velocity of P2G alone. All three update F with G2P's velocity gradient C.
+    flip : float, optional
+        FLIP's share alpha in [0, 1] (default 0.95), for ``"flip"``.
 
     Attributes
     ----------
@@ -74,7 +82,7 @@ class MPM:
     """
 
     def __init__(self, x, material, dx, shape, *, density, volume, v=None, origin=None, gravity=None,
-                 walls="separate", wall_thickness=3, colliders=(), cfl=0.9):
+                 walls="separate", wall_thickness=3, colliders=(), cfl=0.9, transfer="apic", flip=0.95):
         if not isinstance(material, (Fluid, _Elastic)):
             raise TypeError(f"material: expected a simkit.mpm material (Fluid, FixedCorotated, NeoHookean, Snow, "
                             f"Sand), got {type(material).__name__}")
@@ -105,13 +113,20 @@ class MPM:
             if not mu >= 0:
                 raise ValueError(f"colliders: expected friction coefficients >= 0, got {mu}")
         self.cfl = checks.positive_scalar(cfl, "cfl")
+        if transfer not in TRANSFERS:
+            raise ValueError(f"transfer: expected one of {TRANSFERS}, got {transfer!r}")
+        self.transfer = transfer
+        self.flip = checks.real_scalar(flip, "flip")
+        if not 0 <= self.flip <= 1:
+            raise ValueError(f"flip: expected a share in [0, 1], got {self.flip}")
+        self._no_affine = np.zeros((n, d, d))
         self.C = np.zeros((n, d, d))
         self.F = np.broadcast_to(np.eye(d), (n, d, d)).copy()
         self.Jp = np.ones(n)
         self.time = 0.0
         self._params = material.params
         self._speed = float(np.sqrt((self.v ** 2).sum(axis=1).max())) if n else 0.0
-        self._A = np.empty((n, d, d)) if d == 3 else None
+        self._A = np.empty((n, d, d))
         self._grid_mass = np.zeros(self.shape)
         self._momentum = np.zeros(self.shape + (d,))
         self._velocity = np.zeros(self.shape + (d,))
@@ -125,7 +140,10 @@ class MPM:
         return self.material.wave_speed(self.density)
 
     def max_dt(self):
-        """The CFL limit of the next substep: cfl dx / (c + max_p |v_p|)."""
+        r"""The CFL limit of the next substep: :math:`\text{cfl}\; dx / (c + \max_p \lVert v_p \rVert)`.
+
+        The speed is the one the last substep computed (the initial one before any), so velocities
+        assigned to ``v`` in between count from the substep after next."""
         return self.cfl * self.dx / (self.wave_speed() + self._speed)
 
     def substep(self, dt):
@@ -178,19 +196,20 @@ class MPM:
         return out
 
     def _transfer(self, dt):
-        """P2G, the grid step, G2P and the particles' update (in 2D the particle passes are fused)."""
+        """P2G, the grid step, G2P and the particles' update (a 2D fluid with APIC: two fused particle passes)."""
         kind, d = self.material.kind, self.x.shape[1]
+        fluid = isinstance(self.material, Fluid)
+        C = self.C if self.transfer == "apic" else self._no_affine            # PIC and FLIP scatter v_p alone
         self._grid_mass.fill(0.0)
         self._momentum.fill(0.0)
-        if d == 2:
-            outside = _step_kernels.p2g_stress_2d(kind, self._params, dt, self.x, self.v, self.mass, self.volume,
-                                                  self.C, self.F, self.Jp, self.origin, self.dx, self._grid_mass,
-                                                  self._momentum)
+        if d == 2 and fluid:
+            outside = _step_kernels.p2g_fluid_2d(self._params[0], dt, self.x, self.v, self.mass, self.volume, C,
+                                                 self.F, self.origin, self.dx, self._grid_mass, self._momentum)
         else:
-            _step_kernels.affine_momentum(kind, self._params, dt, self.dx, self.mass, self.volume, self.C, self.F,
+            _step_kernels.affine_momentum(kind, self._params, dt, self.dx, self.mass, self.volume, C, self.F,
                                           self.Jp, self._A)
-            outside = _kernels.p2g_3d(self.x, self.v, self.mass, self._A, self.origin, self.dx, self._grid_mass,
-                                      self._momentum)
+            outside = (_kernels.p2g_2d if d == 2 else _kernels.p2g_3d)(self.x, self.v, self.mass, self._A, self.origin,
+                                                                      self.dx, self._grid_mass, self._momentum)
         if outside:
             low, high = grid_bounds(self.dx, self.shape, self.origin)
             raise ValueError(f"x: {outside} of {len(self.x)} particles left the grid at time {self.time:g}; quadratic "
@@ -200,9 +219,23 @@ class MPM:
                                   *self._wall_entries, self._wall_code, self._velocity.reshape(-1, d))
         for collider, friction in self.colliders:
             collide(self._velocity, self.dx, collider, friction, self.origin)
-        if d == 2:
-            self._speed = _step_kernels.g2p_advance_2d(kind, self._params, dt, self.x, self._velocity, self.origin,
-                                                       self.dx, self.v, self.C, self.F, self.Jp)
+        if d == 2 and self.transfer != "flip":
+            self._speed = _step_kernels.g2p_advance_2d(fluid, dt, self.x, self._velocity, self.origin, self.dx,
+                                                       self.v, self.C, self.F)
         else:
-            _kernels.g2p_3d(self.x, self._velocity, self.origin, self.dx, self.v, self.C)
-            self._speed = _step_kernels.advance(kind, self._params, dt, self.x, self.v, self.C, self.F, self.Jp)
+            g2p = _kernels.g2p_2d if d == 2 else _kernels.g2p_3d
+            if self.transfer == "flip":
+                # v_p <- (1 - alpha) G2P(v^{n+1}) + alpha (v_p + G2P(v^{n+1} - v^n)), v^n the velocity of P2G alone
+                mass, momentum = np.zeros(self.shape), np.zeros(self.shape + (d,))
+                (_kernels.p2g_2d if d == 2 else _kernels.p2g_3d)(self.x, self.v, self.mass, self._no_affine,
+                                                                 self.origin, self.dx, mass, momentum)
+                old = np.where(mass[..., None] > 0, momentum / np.where(mass > 0, mass, 1.0)[..., None], 0.0)
+                change, unused = np.empty_like(self.v), np.empty_like(self.C)
+                g2p(self.x, self._velocity - old, self.origin, self.dx, change, unused)
+                flip_v = self.v + change
+            g2p(self.x, self._velocity, self.origin, self.dx, self.v, self.C)
+            if self.transfer == "flip":
+                self.v = (1.0 - self.flip) * self.v + self.flip * flip_v
+            self._speed = _step_kernels.advance(fluid, dt, self.x, self.v, self.C, self.F)
+        if isinstance(self.material, (Snow, Sand)):
+            _material_kernels.projections(kind, self._params, self.F, self.Jp)
