@@ -72,5 +72,6 @@ from course.viewer import (  # noqa: E402,F401
 # re-export line each, below this comment
 from course.solids import (  # noqa: E402,F401
     SOLID_FACE, TriangleArtists, animate_triangles_2d, plot_triangles_2d, triangle_limits)
+from course.particles import animate_particles_2d  # noqa: E402,F401
 from course.contact_scenes import (  # noqa: E402,F401
     BODY_COLORS, GROUND_C, GROUND_EDGE, OBSTACLE_Z, block, draw_half_space, draw_segments, draw_slab, half_space_polygon)

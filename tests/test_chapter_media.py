@@ -1,6 +1,6 @@
 """Chapters 015 to 021, executed by the build: the media each chapter's code announces are its
 expected figures and videos, they exist and decode, media/ holds exactly them, a re-run keeps their
-committed bytes (015, 017, 018, 019, 021) and the committed notebook is clean. The expected names and frame counts
+committed bytes (015, 017, 018, 019, 020, 021) and the committed notebook is clean. The expected names and frame counts
 live in each chapter's test module."""
 import pytest
 
@@ -10,13 +10,14 @@ import test_chapter_016
 import test_chapter_017
 import test_chapter_018
 import test_chapter_019
+import test_chapter_020
 import test_chapter_021
 
 MEDIA = {module.CHAPTER: (module.FIGURES, module.VIDEOS)
          for module in (test_chapter_015, test_chapter_016, test_chapter_017, test_chapter_018, test_chapter_019,
-                       test_chapter_021)}
+                        test_chapter_020, test_chapter_021)}
 RERUN_IDENTICAL = [test_chapter_015.CHAPTER, test_chapter_017.CHAPTER, test_chapter_018.CHAPTER, test_chapter_019.CHAPTER,
-                   test_chapter_021.CHAPTER]
+                   test_chapter_020.CHAPTER, test_chapter_021.CHAPTER]
 
 
 @pytest.mark.parametrize("chapter", sorted(MEDIA))
