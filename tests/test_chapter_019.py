@@ -556,7 +556,7 @@ def test_every_dynamic_run_saved_its_states_and_elements(chapter_run):
 
 
 def test_exercise_answers(printed):
-    exercise1 = printed.split("exercise 1, L/h = 10,\ngap from Euler-Bernoulli (%):")[1]
+    exercise1 = printed.split("exercise 1: L/h = 10,\ngap from Euler-Bernoulli (%):")[1]
     gaps, timoshenko_gaps = rows(exercise1, "extrapolated")[0], rows(exercise1, "Timoshenko")[0]
     L, _, E, nu, rho = beam(printed)
     reference = timoshenko(L, THICK_H, E, nu, rho) / euler_bernoulli(L, THICK_H, E, nu, rho) - 1
