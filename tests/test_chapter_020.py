@@ -1,20 +1,23 @@
 """Chapter 020 particles on a grid (MPM), executed headless by the build: each printed check against its bound,
 the closed forms recomputed here from the chapter's parameters, and, on small cases through the library, the
 realistic bug that would make each check fail (PIC for APIC, a weight that does not sum to one, a wrong sound
-speed in the bar's reference, Kirchhoff stress read as Cauchy stress, sand without its return map)."""
+speed in the bar's reference, Kirchhoff stress read as Cauchy stress, sand and snow without their return maps)."""
 import re
 
+import imageio_ffmpeg
 import numpy as np
 import pytest
 
 import chapter_checks as checks
+import simkit.mpm._material_kernels
 import simkit.mpm.weights
 from conftest import ROOT
-from simkit.mpm import MPM, Box, NeoHookean, Sand, neo_hookean_kirchhoff, p2g
+from simkit.mpm import MPM, Box, FixedCorotated, NeoHookean, Sand, Snow, neo_hookean_kirchhoff, p2g
 
 CHAPTER = "020_mpm"
 FIGURES = ["bar", "disk_energy", "column", "collapse"]
-VIDEOS = {"spin": 31, "disks": 44, "slope": 202}     # frames: one per saved state (SPIN_EVERY, every 8, every 5 steps)
+VIDEOS = {"spin": 31, "disks": 44, "slope": 202, "snowball": 31}   # frames: one per saved state (SPIN_EVERY,
+                                                                    # every 8, every 5 steps; SNOW_FRAMES + 1)
 # the chapter's parameters, restated where a check recomputes from them
 BAR_L, BAR_E, BAR_RHO, BAR_CELLS = 1.0, 1.0e5, 1000.0, [10, 20, 40]
 SAND_E, SAND_NU, SAND_PHI, SLOPE_OFFSET, SLOPE_THICKNESS = 5.0e4, 0.47, 30.0, 5.0, 3 / 32
@@ -25,6 +28,10 @@ MOMENTUM_TOL = 1e-12                     # relative to one disk's momentum
 HYDROSTATIC_TOL = 2.0                    # percent of rho g H
 P1_BAND, P2_BAND = (0.7, 1.3), (0.55, 0.85)             # fitted runout exponents below / above a ~ 2-3
 LAMBDA1_BAND, LAMBDA2_BAND = (1.2, 2.2), (1.9, 3.9)     # published prefactors (Lube 2005 ... Lagree 2011)
+# the snowball: most particles yield, it flattens along the wall and keeps little kinetic energy; the elastic
+# ball of the same stiffness stays round and bounces back with most of it
+YIELD_SHARE, SPLAT_SPREAD, ROUND_SPREAD = 0.5, 1.3, 1.1   # share of particles; extent along the wall / diameter
+SNOW_ENERGY, ELASTIC_ENERGY = 0.2, 0.6                    # kinetic energy left / initial
 NUM = r"([-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
 
 executed, printed = checks.fixtures(CHAPTER)
@@ -294,6 +301,53 @@ def test_without_the_return_map_a_tall_column_does_not_collapse():
 
 
 # ---------------------------------------------------------------------------------------------
+# 7 · the snowball
+# ---------------------------------------------------------------------------------------------
+
+SNOWBALL = (rf"snowball: {NUM} % of particles yielded, spread {NUM} x the diameter, kinetic energy left {NUM} % "
+            rf"\(elastic ball: spread {NUM} x, {NUM} %\)")
+
+
+def test_snowball_yields_and_splats_where_the_elastic_ball_bounces(printed):
+    yielded, spread, energy, spread_elastic, energy_elastic = line(SNOWBALL, printed)
+    assert yielded / 100 > YIELD_SHARE
+    assert spread > SPLAT_SPREAD and spread_elastic < ROUND_SPREAD
+    assert energy / 100 < SNOW_ENERGY < ELASTIC_ENERGY < energy_elastic / 100 < 1.0
+
+
+def test_saved_snowball_holds_the_printed_yield_and_spread(printed, chapter_run):
+    yielded, spread, *_ = line(SNOWBALL, printed)
+    with np.load(ROOT / "results" / CHAPTER / "snowball.npz") as data:
+        x, Jp = data["x"], data["Jp"]
+    assert np.all(Jp[0] == 1.0)
+    assert 100 * np.mean(np.abs(Jp[-1] - 1) > 0.01) == pytest.approx(yielded, abs=0.051)
+    assert np.ptp(x[-1][:, 1]) / np.ptp(x[0][:, 1]) == pytest.approx(spread, rel=0.1)
+
+
+def _snowball(material, dx=1 / 32, radius=0.1, speed=5.0, time=0.12):
+    """The chapter's throw on a coarser grid: share yielded, spread along the wall / diameter, kinetic energy left."""
+    x = disk((0.5, 0.25), radius, dx / 2)
+    sim = MPM(x, material, dx, (int(round(0.8 / dx)) + 1, int(round(0.5 / dx)) + 1), density=400.0,
+              volume=(dx / 2) ** 2, v=np.tile([speed, 0.0], (len(x), 1)))
+    K0 = 0.5 * np.sum(sim.mass * np.sum(sim.v ** 2, axis=1))
+    while sim.time < time:
+        sim.substep(sim.max_dt())
+    K = 0.5 * np.sum(sim.mass * np.sum(sim.v ** 2, axis=1))
+    return np.mean(np.abs(sim.Jp - 1) > 0.01), np.ptp(sim.x[:, 1]) / (2 * radius), K / K0
+
+
+def test_without_the_return_map_the_snowball_bounces_back_intact(monkeypatch):
+    snow = Snow(1.4e5, 0.2)
+    yielded, _, energy = _snowball(snow)               # six cells across, the ball sticks but splats less
+    assert yielded > YIELD_SHARE and energy < SNOW_ENERGY
+    _, spread_elastic, energy_elastic = _snowball(FixedCorotated(1.4e5, 0.2))
+    assert spread_elastic < ROUND_SPREAD and energy_elastic > ELASTIC_ENERGY
+    monkeypatch.setattr(simkit.mpm._material_kernels, "projections", lambda kind, params, F, Jp: None)
+    yielded, spread, energy = _snowball(snow)
+    assert yielded == 0.0 and spread < ROUND_SPREAD and energy > ELASTIC_ENERGY
+
+
+# ---------------------------------------------------------------------------------------------
 # media
 # ---------------------------------------------------------------------------------------------
 
@@ -301,5 +355,7 @@ def test_videos_have_one_frame_per_saved_state(chapter_run):
     assert len(_frames("spin_apic")) == VIDEOS["spin"]
     assert len(_frames("disks_apic")) == VIDEOS["disks"]
     assert len(_frames("slope_holds")) == len(_frames("slope_flows")) == VIDEOS["slope"]
+    assert len(_frames("snowball")) == VIDEOS["snowball"]
+    assert imageio_ffmpeg.count_frames_and_secs(str(ROOT / "media" / "020_snowball.mp4"))[0] == VIDEOS["snowball"]
     with np.load(ROOT / "results" / CHAPTER / "collapse.npz") as data:
         assert len(data["a"]) == len(data["runout"]) >= 6
