@@ -392,7 +392,7 @@ def test_reduced_runs_approach_the_full_run_and_print_their_step_ratio(printed):
     assert ratio == pytest.approx(full / reduced, rel=0.01, abs=0.05)     # printed to one decimal
     assert reduced in table[table[:, 0] == k, 3]                       # the featured subspace's timed step
     assert full_iterations >= 1 and reduced_iterations >= 1
-    assert re.search(r"^BLAS threads while timed: 1 \(threadpoolctl\)$", printed, re.M)
+    assert re.search(r"^BLAS threads while timed: 1$", printed, re.M)
 
 
 def test_the_cubature_error_is_small_and_the_rest_is_the_subspaces(printed):
