@@ -35,6 +35,7 @@ import scipy.sparse as sps
 from .. import checks
 from ..solvers.sparse_solve import sparse_solve
 from . import _mac_kernels
+from .simulation import record_frames
 from .transfers import _fmt, _per_particle
 
 TRANSFERS = ("pic", "apic", "flip")
@@ -343,15 +344,7 @@ class MACFluid:
 
     def run(self, frames, dt, substeps):
         """Positions ``(frames + 1, n, 2)`` at the start and after each frame of ``substeps`` substeps of dt."""
-        frames = checks.integer(frames, "frames", low=0)
-        substeps = checks.integer(substeps, "substeps", low=1)
-        out = np.empty((frames + 1,) + self.x.shape)
-        out[0] = self.x
-        for f in range(frames):
-            for _ in range(substeps):
-                self.substep(dt)
-            out[f + 1] = self.x
-        return out
+        return record_frames(self, frames, dt, substeps)
 
 
 def _scatter(x, v, m, C, dx, cells, origin):

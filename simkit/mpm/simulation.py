@@ -185,15 +185,7 @@ class MPM:
         x : (frames + 1, n, d) float array
             Positions at time ``time`` (before) and after each frame.
         """
-        frames = checks.integer(frames, "frames", low=0)
-        substeps = checks.integer(substeps, "substeps", low=1)
-        out = np.empty((frames + 1,) + self.x.shape)
-        out[0] = self.x
-        for f in range(frames):
-            for _ in range(substeps):
-                self.substep(dt)
-            out[f + 1] = self.x
-        return out
+        return record_frames(self, frames, dt, substeps)
 
     def _transfer(self, dt):
         """P2G, the grid step, G2P and the particles' update (a 2D fluid with APIC: two fused particle passes)."""
@@ -239,3 +231,17 @@ class MPM:
             self._speed = _step_kernels.advance(fluid, dt, self.x, self.v, self.C, self.F)
         if isinstance(self.material, (Snow, Sand)):
             _material_kernels.projections(kind, self._params, self.F, self.Jp)
+
+
+def record_frames(sim, frames, dt, substeps):
+    """Positions ``(frames + 1, n, d)`` of a particle simulation `sim` (``x`` and ``substep(dt)``): the
+    current state, then the state after each frame of `substeps` substeps of length dt."""
+    frames = checks.integer(frames, "frames", low=0)
+    substeps = checks.integer(substeps, "substeps", low=1)
+    out = np.empty((frames + 1,) + sim.x.shape)
+    out[0] = sim.x
+    for f in range(frames):
+        for _ in range(substeps):
+            sim.substep(dt)
+        out[f + 1] = sim.x
+    return out
